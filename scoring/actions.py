@@ -178,7 +178,9 @@ class Bid(Action):
 
     @classmethod
     def _from_fields(cls, obj: Mapping[str, Any]) -> Action:
-        return cls(_int(obj.get("count"), "count", 1, MAX_DICE), _int(obj.get("face"), "face", 1, 6))
+        return cls(
+            _int(obj.get("count"), "count", 1, MAX_DICE), _int(obj.get("face"), "face", 1, 6)
+        )
 
 
 @dataclass(frozen=True)

@@ -26,7 +26,9 @@ actions = st.one_of(
     dice.map(Roll),
     dice.map(Keep),
     dice.map(Fix),
-    st.builds(Reroll, st.lists(st.integers(1, 6), max_size=6).map(tuple), st.sampled_from(["", "cocked"])),
+    st.builds(
+        Reroll, st.lists(st.integers(1, 6), max_size=6).map(tuple), st.sampled_from(["", "cocked"])
+    ),
     st.builds(Bid, st.integers(1, 30), st.integers(1, 6)),
     st.just(Bank()),
     st.just(Undo()),
@@ -43,7 +45,17 @@ def test_every_action_round_trips_through_json(action: object) -> None:
 
 def test_every_type_is_registered_once() -> None:
     assert set(ACTION_TYPES) >= {
-        "roll", "keep", "bank", "reroll", "bid", "call", "reveal", "stand", "fix", "undo", "lineup"
+        "roll",
+        "keep",
+        "bank",
+        "reroll",
+        "bid",
+        "call",
+        "reveal",
+        "stand",
+        "fix",
+        "undo",
+        "lineup",
     }
 
 
