@@ -1,0 +1,132 @@
+"""What vision returns: frozen value types shared by the detector, the flags, the pad service
+and the tests. No OpenCV here, so everything downstream can use them without importing it.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from enum import StrEnum
+from typing import Any
+
+Point = tuple[float, float]
+
+
+class DieFlag(StrEnum):
+    """Why a die cannot simply be scored (RULES.md section 5)."""
+
+    COCKED = "cocked"  # top face not flat to the camera (leaning on the rail or a die)
+    STACKED = "stacked"  # resting on or against another die
+    OFF_PAD = "off_pad"  # outside the pad ("sloppy")
+    UNREADABLE = "unreadable"  # no confident value (blur, glare, occlusion)
+
+
+@dataclass(frozen=True)
+class Pad:
+    """The region dice must land in, as a polygon in frame pixels (clockwise or not)."""
+
+    polygon: tuple[Point, ...]
+
+    def __post_init__(self) -> None:
+        if len(self.polygon) < 3:
+            raise ValueError("a pad needs at least three corners")
+
+    def contains(self, xy: Point, *, margin: float = 0.0) -> bool:
+        """True when ``xy`` lies inside the polygon, or within ``margin`` px outside it."""
+        x, y = xy
+        inside = False
+        pts = self.polygon
+        n = len(pts)
+        for i in range(n):
+            x1, y1 = pts[i]
+            x2, y2 = pts[(i + 1) % n]
+            if (y1 > y) != (y2 > y):
+                xc = x1 + (y - y1) * (x2 - x1) / (y2 - y1)
+                if xc > x:
+                    inside = not inside
+        if inside or margin <= 0:
+            return inside
+        return _distance_to_polygon(xy, pts) <= margin
+
+    def to_json(self) -> dict[str, Any]:
+        return {"polygon": [[round(x, 1), round(y, 1)] for x, y in self.polygon]}
+
+    @classmethod
+    def from_json(cls, obj: dict[str, Any]) -> Pad:
+        poly = obj.get("polygon")
+        if not isinstance(poly, list):
+            raise ValueError("pad.polygon must be a list of [x, y] points")
+        return cls(tuple((float(p[0]), float(p[1])) for p in poly))
+
+
+def _distance_to_polygon(xy: Point, pts: tuple[Point, ...]) -> float:
+    px, py = xy
+    best = float("inf")
+    for i in range(len(pts)):
+        (x1, y1), (x2, y2) = pts[i], pts[(i + 1) % len(pts)]
+        dx, dy = x2 - x1, y2 - y1
+        length2 = dx * dx + dy * dy
+        t = 0.0 if length2 == 0 else max(0.0, min(1.0, ((px - x1) * dx + (py - y1) * dy) / length2))
+        cx, cy = x1 + t * dx, y1 + t * dy
+        best = min(best, ((px - cx) ** 2 + (py - cy) ** 2) ** 0.5)
+    return best
+
+
+@dataclass(frozen=True)
+class DieReading:
+    """One die as seen from above.
+
+    ``value`` is the top face's pips (1-6) or ``None`` when unreadable; ``center_xy`` and
+    ``corners_xy`` (the top face's four corners) are in frame pixels; ``size_px`` is the top
+    face's side length; ``colour`` a plain body-colour name; ``confidence`` in [0, 1].
+    """
+
+    value: int | None
+    center_xy: Point
+    corners_xy: tuple[Point, ...]
+    size_px: float
+    colour: str
+    confidence: float
+    flags: frozenset[DieFlag] = field(default_factory=frozenset)
+
+    @property
+    def scorable(self) -> bool:
+        """Flat, on the pad and read: the die counts toward the roll."""
+        return self.value is not None and not self.flags
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "value": self.value,
+            "center": [round(self.center_xy[0], 1), round(self.center_xy[1], 1)],
+            "corners": [[round(x, 1), round(y, 1)] for x, y in self.corners_xy],
+            "size": round(self.size_px, 1),
+            "colour": self.colour,
+            "confidence": round(self.confidence, 3),
+            "flags": sorted(f.value for f in self.flags),
+        }
+
+
+@dataclass(frozen=True)
+class Reading:
+    """Every die found in one frame."""
+
+    dice: tuple[DieReading, ...]
+    frame_size: tuple[int, int]  # (width, height)
+
+    @property
+    def values(self) -> tuple[int, ...]:
+        """Sorted values of the scorable dice."""
+        return tuple(sorted(d.value for d in self.dice if d.scorable and d.value is not None))
+
+    def flagged(self, flag: DieFlag) -> tuple[DieReading, ...]:
+        return tuple(d for d in self.dice if flag in d.flags)
+
+    @property
+    def clean(self) -> bool:
+        """Every die is scorable: the roll can go to the rules engine as it is."""
+        return all(d.scorable for d in self.dice)
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "dice": [d.to_json() for d in self.dice],
+            "frame_size": list(self.frame_size),
+        }
