@@ -125,3 +125,14 @@ class Game(Protocol[S]):
         ...
 
     def state_from_json(self, obj: Mapping[str, Any]) -> S: ...
+
+    def score_report(
+        self, dice: Dice, rules: Any = None, *, bid: tuple[int, int] | None = None
+    ) -> dict[str, Any]:
+        """``dicepad score --json`` for one roll under ``rules`` (the game's ``HouseRules``,
+        defaults when ``None``); ``bid`` is Gords' ``(count, face)``."""
+        ...
+
+    def describe_report(self, report: Mapping[str, Any]) -> str:
+        """The same report in words for ``dicepad score`` without ``--json``."""
+        ...

@@ -19,8 +19,6 @@ COMMANDS: dict[str, str] = {
     "replay": "server.cli.replay",
     "odds": "server.cli.odds",
     "detect": "server.cli.detect",
-    "calibrate": "server.cli.calibrate",
-    "install": "server.cli.install",
 }
 
 
