@@ -55,6 +55,10 @@ def _names(value: object, what: str) -> tuple[str, ...]:
     return tuple(out)
 
 
+def _player(value: object) -> str | None:
+    return None if value is None else _names([value], "player")[0]
+
+
 @dataclass(frozen=True)
 class Action:
     """Base of every action; ``type`` is the JSON discriminator."""
@@ -167,27 +171,52 @@ class Stand(Action):
 
 @dataclass(frozen=True)
 class Bid(Action):
-    """A Gords bid of ``count`` dice showing ``face``."""
+    """A Gords bid of ``count`` dice showing ``face``; ``player`` optionally names the bidder
+    (checked against the turn order; omitted = whoever's turn it is)."""
 
     type: ClassVar[str] = "bid"
     count: int = 1
     face: int = 2
+    player: str | None = None
 
     def to_json(self) -> dict[str, Any]:
-        return {"type": self.type, "count": self.count, "face": self.face}
+        out: dict[str, Any] = {"type": self.type, "count": self.count, "face": self.face}
+        if self.player is not None:
+            out["player"] = self.player
+        return out
 
     @classmethod
     def _from_fields(cls, obj: Mapping[str, Any]) -> Action:
         return cls(
-            _int(obj.get("count"), "count", 1, MAX_DICE), _int(obj.get("face"), "face", 1, 6)
+            _int(obj.get("count"), "count", 1, MAX_DICE),
+            _int(obj.get("face"), "face", 1, 6),
+            _player(obj.get("player")),
         )
 
 
 @dataclass(frozen=True)
 class Call(Action):
-    """Challenge the last bid (Gords)."""
+    """Challenge the last bid (Gords); ``player`` optionally names the caller, ``spot_on``
+    claims the bid is exactly right (house rule ``gords.spot_on``)."""
 
     type: ClassVar[str] = "call"
+    player: str | None = None
+    spot_on: bool = False
+
+    def to_json(self) -> dict[str, Any]:
+        out: dict[str, Any] = {"type": self.type}
+        if self.player is not None:
+            out["player"] = self.player
+        if self.spot_on:
+            out["spot_on"] = True
+        return out
+
+    @classmethod
+    def _from_fields(cls, obj: Mapping[str, Any]) -> Action:
+        spot_on = obj.get("spot_on", False)
+        if not isinstance(spot_on, bool):
+            raise MalformedActionError("spot_on must be true or false")
+        return cls(_player(obj.get("player")), spot_on)
 
 
 @dataclass(frozen=True)
