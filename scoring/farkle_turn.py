@@ -1,0 +1,205 @@
+"""One player's Farkle-family turn as a frozen value: roll, keep, roll or bank, blow, re-roll.
+
+Shared by You Blew It and Bolo. The functions here check what is common (dice counts, legal
+keeps, hot dice, re-rolls of offending dice) and raise :class:`IllegalActionError` with the
+rule ids the game passes in (:class:`RuleIds`); banking, blows and scores are the game's job.
+
+Phases: ``roll`` (waiting for ``dice_wanted`` dice), ``keep`` (a roll stands, choose a keep),
+``decide`` (after a keep: roll the rest or bank), ``reroll`` (some dice of the roll stand
+while ``rerolling`` dice are thrown again), ``blown`` (the standing roll scores nothing; the
+game settles the blow when the next action is not a re-roll of it).
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+from dataclasses import dataclass, replace
+from typing import Any, Literal, TypeAlias
+
+from scoring.errors import IllegalActionError
+from scoring.farkle import ComboTable, KeepOption, RollScore, score_roll
+
+Dice: TypeAlias = tuple[int, ...]
+Phase: TypeAlias = Literal["roll", "keep", "decide", "reroll", "blown"]
+PHASES: tuple[Phase, ...] = ("roll", "keep", "decide", "reroll", "blown")
+CockedRule: TypeAlias = Literal["reroll_offending", "reroll_all_just_rolled"]
+
+
+@dataclass(frozen=True)
+class RuleIds:
+    """The rule ids a game's messages cite (RULES.md numbering)."""
+
+    keep: str  #: must keep at least one scoring die / only legal keeps
+    hot: str  #: every die scored: roll them all again, no banking
+    cocked: str  #: which dice a cocked / sloppy re-roll covers
+
+
+@dataclass(frozen=True)
+class Step:
+    """One roll of a turn and what was kept from it (the scratch sheet of YBI-12)."""
+
+    roll: Dice
+    keep: Dice
+    points: int
+    combos: tuple[str, ...]
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "roll": list(self.roll),
+            "keep": list(self.keep),
+            "points": self.points,
+            "combos": list(self.combos),
+        }
+
+    @staticmethod
+    def from_json(obj: Any) -> Step:
+        return Step(
+            tuple(obj["roll"]), tuple(obj["keep"]), int(obj["points"]), tuple(obj["combos"])
+        )
+
+
+@dataclass(frozen=True)
+class Turn:
+    """The turn in progress. ``kept``: dice set aside in the current cycle (since the last
+    pick-up of all dice); ``roll``: the standing roll (``keep``/``blown``) or the dice that
+    stand while others are re-thrown (``reroll``)."""
+
+    phase: Phase = "roll"
+    points: int = 0
+    kept: Dice = ()
+    steps: tuple[Step, ...] = ()
+    roll: Dice = ()
+    rerolling: int = 0
+    hot: bool = False
+    cycle_start: int = 0
+    clause_rerolls: int = 0
+
+    def dice_wanted(self, total: int) -> int:
+        """How many dice the next roll must have (RULES.md C3)."""
+        if self.phase == "reroll":
+            return self.rerolling
+        return total - len(self.kept)
+
+    @property
+    def started(self) -> bool:
+        return bool(self.steps or self.roll or self.phase != "roll")
+
+    def cycle_steps(self) -> tuple[Step, ...]:
+        return self.steps[self.cycle_start :]
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "phase": self.phase,
+            "points": self.points,
+            "kept": list(self.kept),
+            "steps": [s.to_json() for s in self.steps],
+            "roll": list(self.roll),
+            "rerolling": self.rerolling,
+            "hot": self.hot,
+            "cycle_start": self.cycle_start,
+            "clause_rerolls": self.clause_rerolls,
+        }
+
+    @staticmethod
+    def from_json(obj: Any) -> Turn:
+        phase = obj["phase"]
+        if phase not in PHASES:
+            raise ValueError(f"unknown turn phase {phase!r}")
+        return Turn(
+            phase=phase,
+            points=int(obj["points"]),
+            kept=tuple(obj["kept"]),
+            steps=tuple(Step.from_json(s) for s in obj["steps"]),
+            roll=tuple(obj["roll"]),
+            rerolling=int(obj["rerolling"]),
+            hot=bool(obj["hot"]),
+            cycle_start=int(obj["cycle_start"]),
+            clause_rerolls=int(obj["clause_rerolls"]),
+        )
+
+
+def is_sub_multiset(small: Dice, big: Dice) -> bool:
+    need, have = Counter(small), Counter(big)
+    return all(have[d] >= n for d, n in need.items())
+
+
+def _minus(big: Dice, small: Dice) -> Dice:
+    left = Counter(big)
+    left.subtract(small)
+    return tuple(sorted(left.elements()))
+
+
+def apply_roll(turn: Turn, dice: Dice, total: int, table: ComboTable, ids: RuleIds) -> Turn:
+    """A throw came to rest: score it (with the dice that stood during a re-roll)."""
+    if turn.phase == "keep":
+        raise IllegalActionError(f"{ids.keep}: keep dice from the roll on the pad before rolling")
+    wanted = turn.dice_wanted(total)
+    if len(dice) != wanted:
+        raise IllegalActionError(
+            f"C3: expected a roll of {wanted} {'die' if wanted == 1 else 'dice'}, got {len(dice)}"
+        )
+    full = tuple(sorted(turn.roll + dice)) if turn.phase == "reroll" else tuple(sorted(dice))
+    blown = score_roll(full, table).blown
+    return replace(turn, phase="blown" if blown else "keep", roll=full, rerolling=0)
+
+
+def roll_score(turn: Turn, table: ComboTable) -> RollScore:
+    return score_roll(turn.roll, table)
+
+
+def apply_keep(turn: Turn, dice: Dice, total: int, table: ComboTable, ids: RuleIds) -> Turn:
+    """Set aside ``dice`` of the standing roll; it must be one of the legal keeps."""
+    if turn.phase != "keep":
+        raise IllegalActionError(f"{ids.keep}: there is no roll to keep dice from")
+    scored = roll_score(turn, table)
+    option = scored.option(dice)
+    if option is None:
+        if not is_sub_multiset(tuple(dice), turn.roll):
+            why = f"the roll {words(turn.roll)} has no {words(tuple(sorted(dice)))}"
+        else:
+            why = f"{words(tuple(sorted(dice)))} is not a legal keep"
+        choices = "; ".join(f"{words(o.keep)} ({o.points})" for o in scored.options)
+        raise IllegalActionError(f"{ids.keep}: {why}; legal keeps: {choices}")
+    return keep_option(turn, option, total)
+
+
+def keep_option(turn: Turn, option: KeepOption, total: int) -> Turn:
+    step = Step(turn.roll, option.keep, option.points, option.combos)
+    kept = tuple(sorted(turn.kept + option.keep))
+    hot = len(kept) == total
+    return replace(
+        turn,
+        phase="decide",
+        points=turn.points + option.points,
+        kept=() if hot else kept,
+        steps=(*turn.steps, step),
+        roll=(),
+        hot=hot,
+        cycle_start=len(turn.steps) + 1 if hot else turn.cycle_start,
+    )
+
+
+def continue_roll(turn: Turn) -> Turn:
+    """After a keep the player rolls again: back to waiting for dice."""
+    return replace(turn, phase="roll", hot=False)
+
+
+def apply_reroll(turn: Turn, dice: Dice, rule: CockedRule, ids: RuleIds) -> Turn:
+    """Cocked / stacked / off-pad dice of the standing roll are thrown again (RULES.md C1);
+    an empty list means every die just rolled."""
+    if turn.phase not in ("keep", "blown"):
+        raise IllegalActionError(f"{ids.cocked}: a re-roll follows a roll, before any keep")
+    chosen = tuple(sorted(dice)) if dice else turn.roll
+    if not is_sub_multiset(chosen, turn.roll):
+        raise IllegalActionError(
+            f"{ids.cocked}: the roll {words(turn.roll)} has no {words(chosen)} to re-roll"
+        )
+    if rule == "reroll_all_just_rolled" and chosen != turn.roll:
+        raise IllegalActionError(
+            f"{ids.cocked} (cocked_dice=reroll_all_just_rolled): re-roll every die just rolled"
+        )
+    return replace(turn, phase="reroll", roll=_minus(turn.roll, chosen), rerolling=len(chosen))
+
+
+def words(dice: Dice) -> str:
+    return " ".join(map(str, dice)) if dice else "nothing"
