@@ -1,0 +1,228 @@
+"""The JSON API (``/api``): reading is public, every change needs the table PIN.
+
+Handlers only translate: they parse and validate the request (:mod:`server.bodies`), call the
+table service, and shape the answer. Errors are mapped to statuses in :mod:`server.errors`.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from flask import Blueprint, Response, jsonify, request, session
+from werkzeug.exceptions import NotFound
+
+from scoring import games
+from scoring.rules import describe_rules
+from server import bodies
+from server.auth import NotAuthenticatedError
+from server.errors import BodyError
+from server.services import dicepad
+
+bp = Blueprint("api", __name__, url_prefix="/api")
+
+PIN_HEADER = "X-Dicepad-Pin"
+SESSION_KEY = "pin_version"
+
+
+def _address() -> str:
+    return request.remote_addr or "unknown"
+
+
+def require_pin() -> None:
+    """Allow the request if it carries the right PIN or a logged-in session.
+
+    401 with neither, 403 with a wrong PIN, 429 while this address is locked out.
+    """
+    auth = dicepad().auth
+    pin = request.headers.get(PIN_HEADER)
+    if pin is not None:
+        auth.attempt(_address(), pin)
+        return
+    if session.get(SESSION_KEY) == auth.version:
+        return
+    raise NotAuthenticatedError(f"this needs the table PIN: send {PIN_HEADER} or log in")
+
+
+def _created(body: dict[str, Any]) -> Response:
+    response = jsonify(body)
+    response.status_code = 201
+    return response
+
+
+# -- session ------------------------------------------------------------------------------
+
+
+@bp.get("/login")
+def login_status() -> Response:
+    return jsonify({"authenticated": session.get(SESSION_KEY) == dicepad().auth.version})
+
+
+@bp.post("/login")
+def login() -> Response:
+    """Trade the PIN for a session cookie (phone pages log in once)."""
+    pin = bodies.parse_pin(bodies.json_body(request))
+    auth = dicepad().auth
+    auth.attempt(_address(), pin)
+    session.clear()
+    session[SESSION_KEY] = auth.version
+    session.permanent = True
+    return jsonify({"authenticated": True})
+
+
+@bp.post("/logout")
+def logout() -> Response:
+    session.clear()
+    return jsonify({"authenticated": False})
+
+
+# -- games --------------------------------------------------------------------------------
+
+
+@bp.get("/games")
+def list_games() -> Response:
+    """Every game this install can run, with its house rules (for the new-game form)."""
+    out = []
+    for name in games.NAMES:
+        try:
+            game = games.find(name)
+        except ImportError:  # a game whose module is not installed is simply not offered
+            continue
+        out.append(
+            {
+                "name": game.name,
+                "title": game.title,
+                "uses_teams": game.uses_teams,
+                "rules": describe_rules(game.rules_type, game.rules_prefix),
+            }
+        )
+    return jsonify(out)
+
+
+# -- tables -------------------------------------------------------------------------------
+
+
+@bp.get("/tables")
+def list_tables() -> Response:
+    return jsonify(dicepad().tables.summaries())
+
+
+@bp.post("/tables")
+def create_table() -> Response:
+    require_pin()
+    new = bodies.parse_new_table(bodies.json_body(request))
+    try:
+        games.find(new.game)
+    except (ValueError, ImportError) as exc:
+        raise BodyError(str(exc)) from None
+    view = dicepad().tables.create(new.game, players=new.players, teams=new.teams, rules=new.rules)
+    response = _created(view)
+    response.headers["Location"] = f"/api/tables/{view['table']}"
+    return response
+
+
+@bp.get("/tables/<table_id>")
+def get_table(table_id: str) -> Response:
+    """The table now; ``?since=SEQ`` adds the log entries after SEQ (the polling fallback).
+    A plain GET carries an ETag so pollers get 304 while nothing changes."""
+    tables = dicepad().tables
+    view = tables.view(table_id)
+    if "since" in request.args:
+        since = bodies.int_arg(request.args, "since", 0, 0, 1 << 62)
+        return jsonify(view | {"events": tables.log(table_id, since)})
+    response = jsonify(view)
+    response.set_etag(f"{table_id}-{view['seq']}", weak=True)
+    response.make_conditional(request)
+    return response
+
+
+@bp.get("/tables/<table_id>/log")
+def get_log(table_id: str) -> Response:
+    since = bodies.int_arg(request.args, "since", 0, 0, 1 << 62)
+    return jsonify(dicepad().tables.log(table_id, since))
+
+
+@bp.get("/tables/<table_id>/snapshots/<int:seq>")
+def get_snapshot(table_id: str, seq: int) -> Response:
+    jpeg = dicepad().tables.snapshot(table_id, seq)
+    if jpeg is None:
+        raise NotFound(f"table {table_id} has no snapshot for event {seq}")
+    response = Response(jpeg, mimetype="image/jpeg")
+    response.headers["Cache-Control"] = "public, max-age=31536000, immutable"
+    return response
+
+
+@bp.get("/tables/<table_id>/events")
+def events(table_id: str) -> Response:
+    """Server-sent events: catch-up after ``Last-Event-ID``, the table now, then live."""
+    d = dicepad()
+    raw = request.headers.get("Last-Event-ID", request.args.get("last_event_id"))
+    last: int | None = None
+    if raw is not None and raw.strip():
+        if not raw.strip().isdigit():
+            raise BodyError("Last-Event-ID must be an event number")
+        last = int(raw.strip())
+    stream = d.tables.watch(table_id, last)
+    response = Response(stream, mimetype="text/event-stream")
+    response.headers["Cache-Control"] = "no-cache"
+    response.headers["X-Accel-Buffering"] = "no"
+    return response
+
+
+@bp.post("/tables/<table_id>/actions")
+def post_action(table_id: str) -> Response:
+    require_pin()
+    d = dicepad()
+    d.tables.view(table_id)  # 404 before reading the body
+    action, source = bodies.parse_action(bodies.json_body(request))
+    applied = d.tables.apply(table_id, action, source=source)
+    return _created(
+        applied.entry
+        | {"highlights": [h.to_json() for h in applied.highlights], "table": applied.table}
+    )
+
+
+@bp.post("/tables/<table_id>/end")
+def end_table(table_id: str) -> Response:
+    require_pin()
+    applied = dicepad().tables.end(table_id, source="phone")
+    return jsonify(applied.entry | {"table": applied.table})
+
+
+# -- records ------------------------------------------------------------------------------
+
+
+@bp.get("/records")
+def list_records() -> Response:
+    """The wall: ``?game=&kind=&table=&limit=``; ``?hidden=1`` (PIN) includes hidden ones."""
+    args = request.args
+    include_hidden = args.get("hidden") in {"1", "true"}
+    if include_hidden:
+        require_pin()
+    rows = dicepad().records.wall(
+        game=args.get("game") or None,
+        kind=args.get("kind") or None,
+        table_id=args.get("table") or None,
+        include_hidden=include_hidden,
+        limit=bodies.int_arg(args, "limit", 50, 1, 500),
+    )
+    return jsonify([r.to_json() for r in rows])
+
+
+@bp.post("/records/<record_id>/hide")
+def hide_record(record_id: str) -> Response:
+    """Hide a bogus record from the wall (or show it again with ``{"hidden": false}``)."""
+    require_pin()
+    hidden = bodies.parse_hidden(bodies.json_body(request)) if request.content_length else True
+    dicepad().records.set_hidden(record_id, hidden)
+    return jsonify({"id": record_id, "hidden": hidden})
+
+
+# -- health -------------------------------------------------------------------------------
+
+
+@bp.get("/health")
+def health() -> Response:
+    report = dicepad().health.to_json()
+    response = jsonify(report)
+    response.status_code = 200 if report["ok"] else 503
+    return response

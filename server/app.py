@@ -1,0 +1,69 @@
+"""The Flask app factory: ``create_app(config)`` builds one complete, independent dicepad.
+
+No module-level state: everything lives on the app (``app.extensions["dicepad"]``, see
+:mod:`server.services`), so tests run many apps side by side on temporary data directories.
+Building the app opens (and migrates) the database and replays every table's log.
+"""
+
+from __future__ import annotations
+
+from datetime import timedelta
+
+from flask import Flask
+
+from server import api, errors
+from server.auth import FailureLimiter, PinAuth, load_or_create_secret
+from server.config import Config
+from server.feed import Feed
+from server.health import Health
+from server.records import Records
+from server.services import EXTENSION, Dicepad
+from server.store import Store
+from server.tables import TableService
+
+SECRET_FILE = "session.key"
+
+
+def create_app(config: Config) -> Flask:
+    """A ready app on ``config.data_dir`` (created 0700 when missing)."""
+    config.data_dir.mkdir(mode=0o700, parents=True, exist_ok=True)
+    app = Flask(__name__)
+    app.config.update(
+        SECRET_KEY=load_or_create_secret(config.data_dir / SECRET_FILE),
+        MAX_CONTENT_LENGTH=config.max_content_length,
+        SESSION_COOKIE_NAME="dicepad_session",
+        SESSION_COOKIE_HTTPONLY=True,
+        SESSION_COOKIE_SAMESITE="Strict",
+        PERMANENT_SESSION_LIFETIME=timedelta(hours=16),  # one night at the bar
+        DICEPAD=config,
+    )
+    store = Store(config.database_path)
+    feed = Feed(max_clients=config.max_feed_clients, queue_size=config.feed_queue_size)
+    tables = TableService(
+        store,
+        feed,
+        clock=config.clock,
+        max_snapshot_bytes=config.max_snapshot_bytes,
+        keepalive_seconds=config.keepalive_seconds,
+    )
+    limiter = FailureLimiter(
+        max_failures=config.pin_max_failures,
+        window=config.pin_window_seconds,
+        lockout=config.pin_lockout_seconds,
+        monotonic=config.monotonic,
+    )
+    auth = PinAuth(store, limiter, pin=config.pin, scrypt_n=config.pin_scrypt_n)
+    health = Health(store, feed, monotonic=config.monotonic)
+    problems = tables.load()
+    count = len(tables.summaries())
+    health.report("tables", not problems, "; ".join(problems) or f"{count} tables replayed")
+    if config.manual_only:
+        health.report("camera", True, "no camera (--camera none): manual entry only")
+    else:
+        health.report("camera", False, f"camera {config.camera!r}: waiting for the pad service")
+    app.extensions[EXTENSION] = Dicepad(
+        config, store, feed, tables, Records(store, config.clock), auth, health
+    )
+    errors.init_app(app)
+    app.register_blueprint(api.bp)
+    return app

@@ -1,0 +1,269 @@
+"""The table PIN: anyone may watch, only the PIN holder may change anything.
+
+The PIN comes from ``DICEPAD_PIN`` or is generated on first start (the caller prints it once).
+Only a salted scrypt hash is stored; a candidate is compared with ``hmac.compare_digest``.
+Failed attempts are counted per client address, and an address that keeps guessing is locked
+out for a while. The lock-out is per address, so it never locks the table: other phones, a
+phone already logged in, the camera and the buttons carry on.
+
+Scrypt is slow on purpose (~0.1 s on a Pi). So that a scorekeeper's API client does not pay it
+on every action, a PIN that verified once is remembered as an HMAC under a key that lives only
+in this process's memory; a wrong PIN always pays the full scrypt.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import hmac
+import os
+import secrets
+import threading
+from collections import deque
+from collections.abc import Callable
+from dataclasses import dataclass
+from pathlib import Path
+
+from server.store import Store
+
+PIN_HASH = "pin_hash"  #: settings row: ``scrypt$N$r$p$salt$hash`` (hex)
+PIN_VERSION = "pin_version"  #: settings row: bumped when the PIN changes (ends sessions)
+MIN_PIN, MAX_PIN = 4, 64
+GENERATED_DIGITS = 6
+
+
+class AuthError(Exception):
+    """Base of the PIN errors; ``status`` is the HTTP status."""
+
+    status = 401
+
+
+class NotAuthenticatedError(AuthError):
+    """No PIN and no logged-in session (HTTP 401)."""
+
+    status = 401
+
+
+class WrongPinError(AuthError):
+    """A PIN was given and it is wrong (HTTP 403)."""
+
+    status = 403
+
+
+class LockedOutError(AuthError):
+    """Too many wrong PINs from this address (HTTP 429); ``retry_after`` in seconds."""
+
+    status = 429
+
+    def __init__(self, retry_after: float) -> None:
+        self.retry_after = max(1, round(retry_after))
+        super().__init__(
+            f"too many wrong PINs from this address; try again in {self.retry_after} s"
+        )
+
+
+def validate_pin(pin: str) -> str:
+    """A PIN is 4-64 printable characters (digits are easiest at a bar)."""
+    if not isinstance(pin, str) or not MIN_PIN <= len(pin) <= MAX_PIN or not pin.isprintable():
+        raise ValueError(f"the PIN must be {MIN_PIN}-{MAX_PIN} printable characters")
+    return pin
+
+
+@dataclass(frozen=True)
+class PinHash:
+    n: int
+    r: int
+    p: int
+    salt: bytes
+    digest: bytes
+
+    @classmethod
+    def make(cls, pin: str, *, n: int) -> PinHash:
+        salt = secrets.token_bytes(16)
+        return cls(n, 8, 1, salt, _scrypt(pin, salt, n, 8, 1))
+
+    def matches(self, pin: str) -> bool:
+        return hmac.compare_digest(_scrypt(pin, self.salt, self.n, self.r, self.p), self.digest)
+
+    def encode(self) -> str:
+        return f"scrypt${self.n}${self.r}${self.p}${self.salt.hex()}${self.digest.hex()}"
+
+    @classmethod
+    def decode(cls, text: str) -> PinHash:
+        scheme, n, r, p, salt, digest = text.split("$")
+        if scheme != "scrypt":
+            raise ValueError(f"unknown PIN hash scheme {scheme!r}")
+        return cls(int(n), int(r), int(p), bytes.fromhex(salt), bytes.fromhex(digest))
+
+
+def _scrypt(pin: str, salt: bytes, n: int, r: int, p: int) -> bytes:
+    return hashlib.scrypt(
+        pin.encode(), salt=salt, n=n, r=r, p=p, maxmem=256 * 1024 * 1024, dklen=32
+    )
+
+
+class FailureLimiter:
+    """Failed attempts per client address in a sliding window, then a lock-out.
+
+    Memory is bounded: at most ``max_addresses`` are tracked (the stalest are forgotten).
+    """
+
+    def __init__(
+        self,
+        *,
+        max_failures: int,
+        window: float,
+        lockout: float,
+        monotonic: Callable[[], float],
+        max_addresses: int = 4096,
+    ) -> None:
+        self.max_failures = max_failures
+        self.window = window
+        self.lockout = lockout
+        self._now = monotonic
+        self._max_addresses = max_addresses
+        self._lock = threading.Lock()
+        self._failures: dict[str, deque[float]] = {}
+        self._locked_until: dict[str, float] = {}
+
+    def check(self, address: str) -> None:
+        """Raise :class:`LockedOutError` while ``address`` is locked out."""
+        now = self._now()
+        with self._lock:
+            until = self._locked_until.get(address)
+            if until is not None:
+                if now < until:
+                    raise LockedOutError(until - now)
+                del self._locked_until[address]
+
+    def failure(self, address: str) -> None:
+        now = self._now()
+        with self._lock:
+            times = self._failures.pop(address, deque())
+            times.append(now)
+            while times and times[0] <= now - self.window:
+                times.popleft()
+            if len(times) >= self.max_failures:
+                self._locked_until[address] = now + self.lockout
+            else:
+                self._failures[address] = times  # re-inserted last: dicts keep order
+            self._prune(now)
+
+    def success(self, address: str) -> None:
+        with self._lock:
+            self._failures.pop(address, None)
+
+    def _prune(self, now: float) -> None:
+        for table in (self._failures, self._locked_until):
+            while len(table) > self._max_addresses:
+                del table[next(iter(table))]
+        expired = [a for a, until in self._locked_until.items() if until <= now]
+        for address in expired:
+            del self._locked_until[address]
+
+    @property
+    def tracked(self) -> int:
+        with self._lock:
+            return len(self._failures) + len(self._locked_until)
+
+
+class PinAuth:
+    """The installation's PIN, stored hashed in the database."""
+
+    def __init__(
+        self,
+        store: Store,
+        limiter: FailureLimiter,
+        *,
+        pin: str | None = None,
+        scrypt_n: int = 2**14,
+    ) -> None:
+        self._store = store
+        self.limiter = limiter
+        self._n = scrypt_n
+        self._lock = threading.Lock()
+        self._memo_key = secrets.token_bytes(32)
+        self._memo: bytes | None = None
+        #: the PIN made up on first start; the caller prints it once, it is never stored
+        self.generated_pin: str | None = None
+        stored = store.setting(PIN_HASH)
+        self._hash = PinHash.decode(stored) if stored else None
+        self._version = int(store.setting(PIN_VERSION) or 0)
+        if pin is not None:
+            validate_pin(pin)
+            if self._hash is None or not self._hash.matches(pin):
+                self._store_pin(pin)
+            self._remember(pin)
+        elif self._hash is None:
+            self.generated_pin = "".join(
+                secrets.choice("0123456789") for _ in range(GENERATED_DIGITS)
+            )
+            self._store_pin(self.generated_pin)
+
+    @property
+    def version(self) -> int:
+        """Changes whenever the PIN does; a session is bound to the version it logged in at."""
+        return self._version
+
+    def _store_pin(self, pin: str) -> None:
+        new = PinHash.make(pin, n=self._n)
+        with self._lock:
+            version = self._version + 1
+            self._store.set_settings({PIN_HASH: new.encode(), PIN_VERSION: str(version)})
+            self._hash, self._memo, self._version = new, None, version
+
+    def _remember(self, pin: str) -> None:
+        with self._lock:
+            self._memo = hmac.new(self._memo_key, pin.encode(), hashlib.sha256).digest()
+
+    def change(self, new_pin: str) -> None:
+        """Rotate the PIN: every logged-in session ends."""
+        validate_pin(new_pin)
+        self._store_pin(new_pin)
+        self._remember(new_pin)
+
+    def matches(self, pin: str) -> bool:
+        """Constant-time comparison with the stored PIN (no rate limit: see :meth:`attempt`)."""
+        if len(pin) > MAX_PIN:
+            return False
+        with self._lock:
+            memo, stored = self._memo, self._hash
+        if memo is not None:
+            candidate = hmac.new(self._memo_key, pin.encode(), hashlib.sha256).digest()
+            if hmac.compare_digest(candidate, memo):
+                return True
+        if stored is None or not stored.matches(pin):
+            return False
+        self._remember(pin)
+        return True
+
+    def attempt(self, address: str, pin: str) -> None:
+        """Check a PIN sent by ``address``; raises :class:`LockedOutError` or
+        :class:`WrongPinError`."""
+        self.limiter.check(address)
+        if self.matches(pin):
+            self.limiter.success(address)
+            return
+        self.limiter.failure(address)
+        raise WrongPinError("wrong PIN")
+
+
+def load_or_create_secret(path: Path) -> bytes:
+    """The session-signing secret: 32 random bytes made at first start, kept 0600."""
+    try:
+        fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
+    except FileExistsError:
+        if path.stat().st_mode & 0o077:
+            path.chmod(0o600)
+        try:
+            secret = bytes.fromhex(path.read_text().strip())
+        except ValueError:
+            secret = b""
+        if len(secret) < 32:
+            raise RuntimeError(f"{path} is damaged; delete it to make a new one") from None
+        return secret
+    secret = secrets.token_bytes(32)
+    with os.fdopen(fd, "w") as f:
+        f.write(secret.hex() + "\n")
+        f.flush()
+        os.fsync(f.fileno())
+    return secret

@@ -1,0 +1,154 @@
+"""Request bodies and query parameters, validated before anything reaches the engine.
+
+Each parser takes what the client sent (raw bytes, a decoded JSON value, a query string) and
+returns typed values or raises :class:`~server.errors.BodyError` (or the engine's
+``MalformedActionError``) with a sentence saying what was wrong.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import json
+from collections.abc import Mapping
+from dataclasses import dataclass
+from typing import Any
+
+from flask import Request
+
+from scoring.actions import ACTION_TYPES, Action, action_from_json
+from server.errors import BodyError
+from server.store import SOURCES
+
+MAX_NAME = 40
+MAX_PLAYERS = 12
+MAX_TEAMS = 6
+
+
+def _no_constants(name: str) -> Any:
+    raise BodyError(f"{name} is not valid JSON")
+
+
+def json_body(request: Request) -> Any:
+    """The decoded JSON body; 400 unless it is ``application/json`` and well-formed JSON.
+    (An oversized body raises 413 from Werkzeug while it is read.)"""
+    if request.mimetype != "application/json":
+        raise BodyError("send a JSON body with Content-Type: application/json")
+    raw = request.get_data(cache=True)
+    try:
+        return json.loads(raw, parse_constant=_no_constants)
+    except (UnicodeDecodeError, json.JSONDecodeError) as exc:
+        raise BodyError(f"the body is not valid JSON: {exc}") from None
+    except RecursionError:
+        raise BodyError("the body is nested too deeply") from None
+
+
+def _object(value: object, what: str, allowed: set[str]) -> Mapping[str, Any]:
+    if not isinstance(value, dict):
+        raise BodyError(f"{what} must be a JSON object")
+    extra = sorted(set(value) - allowed)
+    if extra:
+        raise BodyError(f"{what}: unknown field(s) {', '.join(map(repr, extra))}")
+    return value
+
+
+def _name(value: object, what: str) -> str:
+    if not isinstance(value, str) or not value.strip() or len(value.strip()) > MAX_NAME:
+        raise BodyError(f"{what} must be a name of 1-{MAX_NAME} characters")
+    name = value.strip()
+    if not name.isprintable():
+        raise BodyError(f"{what} must not contain control characters")
+    return name
+
+
+def _names(value: object, what: str, limit: int) -> list[str]:
+    if not isinstance(value, list) or not value:
+        raise BodyError(f"{what} must be a non-empty list of names")
+    if len(value) > limit:
+        raise BodyError(f"{what}: at most {limit}")
+    names = [_name(v, f"each of {what}") for v in value]
+    if len(set(names)) != len(names):
+        raise BodyError(f"{what}: names must be different")
+    return names
+
+
+@dataclass(frozen=True)
+class NewTable:
+    game: str
+    players: list[str] | None
+    teams: dict[str, list[str]] | None
+    rules: dict[str, object] | None
+
+
+def parse_new_table(obj: object) -> NewTable:
+    """``{"game", "players" | "teams", "rules"?}``."""
+    body = _object(obj, "a new table", {"game", "players", "teams", "rules"})
+    game = body.get("game")
+    if not isinstance(game, str) or not game:
+        raise BodyError("game must be the name of a game")
+    if ("players" in body) == ("teams" in body):
+        raise BodyError("give either players (a list) or teams (an object of lists)")
+    players = teams = None
+    if "players" in body:
+        players = _names(body["players"], "players", MAX_PLAYERS)
+    else:
+        raw = body["teams"]
+        if not isinstance(raw, dict) or not raw:
+            raise BodyError("teams must be an object: team name -> list of players")
+        if len(raw) > MAX_TEAMS:
+            raise BodyError(f"teams: at most {MAX_TEAMS}")
+        teams = {
+            _name(k, "a team name"): _names(v, f"team {k!r}", MAX_PLAYERS) for k, v in raw.items()
+        }
+        everyone = [p for members in teams.values() for p in members]
+        if len(set(everyone)) != len(everyone):
+            raise BodyError("teams: a player can only sit in one team")
+    rules = body.get("rules")
+    if rules is not None:
+        if not isinstance(rules, dict):
+            raise BodyError("rules must be an object: house-rule name -> value")
+        for key, value in rules.items():
+            if not isinstance(value, bool | int | str) or len(key) > 60:
+                raise BodyError(
+                    f"house rule {key[:60]!r}: value must be a number, true/false or a word"
+                )
+    return NewTable(game, players, teams, rules)
+
+
+def parse_action(obj: object) -> tuple[Action, str]:
+    """One action as in DESIGN.md, plus an optional ``source`` (default ``phone``)."""
+    if not isinstance(obj, dict):
+        raise BodyError("an action must be a JSON object with a 'type'")
+    kind = obj.get("type")
+    cls = ACTION_TYPES.get(kind) if isinstance(kind, str) else None
+    if cls is not None:
+        allowed = {"type", "source"} | {f.name for f in dataclasses.fields(cls)}
+        _object(obj, f"a {kind} action", allowed)
+    source = obj.get("source", "phone")
+    if source not in SOURCES:
+        raise BodyError(f"source must be one of {', '.join(SOURCES)}")
+    return action_from_json({k: v for k, v in obj.items() if k != "source"}), source
+
+
+def parse_pin(obj: object) -> str:
+    body = _object(obj, "a login", {"pin"})
+    pin = body.get("pin")
+    if not isinstance(pin, str) or not pin:
+        raise BodyError("pin must be a string")
+    return pin
+
+
+def parse_hidden(obj: object) -> bool:
+    body = _object(obj, "a record change", {"hidden"})
+    hidden = body.get("hidden", True)
+    if not isinstance(hidden, bool):
+        raise BodyError("hidden must be true or false")
+    return hidden
+
+
+def int_arg(args: Mapping[str, str], name: str, default: int, lo: int, hi: int) -> int:
+    raw = args.get(name)
+    if raw is None:
+        return default
+    if not raw.isdigit() or not lo <= int(raw) <= hi:
+        raise BodyError(f"{name} must be a whole number from {lo} to {hi}")
+    return int(raw)

@@ -1,0 +1,87 @@
+"""The server's settings: one frozen value built once (from flags and the environment) and
+handed to :func:`server.app.create_app`, so tests can run many apps side by side.
+
+The clock and the monotonic timer live here too: they are the edges a test may replace.
+"""
+
+from __future__ import annotations
+
+import os
+import time
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass, field
+from datetime import UTC, datetime
+from pathlib import Path
+
+CAMERA_NONE = "none"  #: manual entry only: no pad service is started
+
+
+def utc_now() -> datetime:
+    return datetime.now(UTC)
+
+
+def default_data_dir(environ: Mapping[str, str] | None = None) -> Path:
+    """``DICEPAD_DATA``, else the per-user data directory (``~/.local/share/dicepad``)."""
+    env = os.environ if environ is None else environ
+    given = env.get("DICEPAD_DATA")
+    if given:
+        return Path(given)
+    import platformdirs
+
+    return Path(platformdirs.user_data_dir("dicepad", appauthor=False))
+
+
+@dataclass(frozen=True)
+class Config:
+    """Everything :func:`~server.app.create_app` needs; defaults are the product's."""
+
+    data_dir: Path
+    #: frame source spec for the pad service (issue 8): ``demo``, ``none``, ``picamera2``...
+    camera: str = "demo"
+    #: the PIN from ``DICEPAD_PIN``; ``None`` = use the stored one or generate it on first start
+    pin: str | None = None
+    #: largest request body (bytes): actions and new tables are tiny
+    max_content_length: int = 64 * 1024
+    #: largest JPEG snapshot kept with a roll
+    max_snapshot_bytes: int = 1024 * 1024
+    #: live-feed connections held at once (each holds a server thread); past it: 503
+    max_feed_clients: int = 200
+    #: messages queued per feed client before it is dropped (it reconnects and catches up)
+    feed_queue_size: int = 64
+    #: seconds between SSE keep-alive comments
+    keepalive_seconds: float = 15.0
+    #: failed PIN attempts per client address within ``pin_window_seconds`` before lock-out
+    pin_max_failures: int = 5
+    pin_window_seconds: float = 300.0
+    pin_lockout_seconds: float = 300.0
+    #: scrypt cost of the stored PIN hash (2**14 = 16 MiB, ~0.1 s on a Pi 4)
+    pin_scrypt_n: int = 2**14
+    #: the wall-clock source for event times (a fixed clock in tests)
+    clock: Callable[[], datetime] = field(default=utc_now, compare=False)
+    #: the monotonic source for rate limits and keep-alives
+    monotonic: Callable[[], float] = field(default=time.monotonic, compare=False)
+
+    @property
+    def database_path(self) -> Path:
+        return self.data_dir / "dicepad.sqlite3"
+
+    @property
+    def manual_only(self) -> bool:
+        return self.camera == CAMERA_NONE
+
+    @classmethod
+    def from_environ(
+        cls,
+        *,
+        data_dir: Path | None = None,
+        camera: str | None = None,
+        environ: Mapping[str, str] | None = None,
+    ) -> Config:
+        """Flags win over the environment (``DICEPAD_DATA``, ``DICEPAD_CAMERA``,
+        ``DICEPAD_PIN``), which wins over the defaults."""
+        env = os.environ if environ is None else environ
+        return cls(
+            data_dir=data_dir if data_dir is not None else default_data_dir(env),
+            camera=camera or env.get("DICEPAD_CAMERA") or "demo",
+            pin=env.get("DICEPAD_PIN") or None,
+        )

@@ -1,0 +1,199 @@
+"""The live feed: server-sent events fanned out to every phone watching a table.
+
+The writer formats each message once and offers the same bytes to every subscriber's bounded
+queue without waiting: a phone that falls behind (its queue is full) is dropped, never waited
+for, and reconnects with ``Last-Event-ID`` to catch up from the log. The number of
+subscribers is bounded because each one holds a server thread.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import json
+import queue
+import threading
+from collections.abc import Generator, Iterable, Iterator
+from dataclasses import dataclass
+from typing import Any
+
+RETRY_MS = 2000  #: how soon EventSource reconnects after the stream ends
+_CLOSE = b""  #: queue sentinel: end this stream (dropped, or the server is stopping)
+
+
+class FeedFullError(RuntimeError):
+    """Every live-feed slot is taken; the client should poll or retry later."""
+
+
+def sse(event: str, data: Any, event_id: int | None = None) -> bytes:
+    """One server-sent event; ``data`` is JSON-encoded on a single line."""
+    head = f"id: {event_id}\n" if event_id is not None else ""
+    body = json.dumps(data, separators=(",", ":"), ensure_ascii=False)
+    return f"{head}event: {event}\ndata: {body}\n\n".encode()
+
+
+KEEPALIVE = b": keep-alive\n\n"
+
+
+class Subscription:
+    """One connected client: a bounded queue the writer never blocks on."""
+
+    def __init__(self, feed: Feed, table_id: str, size: int) -> None:
+        self.feed = feed
+        self.table_id = table_id
+        self._queue: queue.Queue[bytes] = queue.Queue(maxsize=size)
+        self.dropped = False
+
+    def offer(self, message: bytes) -> bool:
+        """Queue ``message``; ``False`` (and the stream is ended) when the client lags."""
+        if self.dropped:
+            return False
+        try:
+            self._queue.put_nowait(message)
+        except queue.Full:
+            self.close(dropped=True)
+            return False
+        return True
+
+    def close(self, *, dropped: bool = False) -> None:
+        """End the stream: whatever is queued is discarded, the reader sees the sentinel."""
+        self.dropped = self.dropped or dropped
+        while True:
+            try:
+                self._queue.get_nowait()
+            except queue.Empty:
+                break
+        with contextlib.suppress(queue.Full):  # just emptied; only a racing offer refills it
+            self._queue.put_nowait(_CLOSE)
+
+    def get(self, timeout: float) -> bytes | None:
+        """The next message, ``None`` after ``timeout`` seconds (time for a keep-alive),
+        or ``_CLOSE``."""
+        try:
+            return self._queue.get(timeout=timeout)
+        except queue.Empty:
+            return None
+
+
+@dataclass(frozen=True)
+class FeedStats:
+    clients: int
+    max_clients: int
+    dropped: int
+    published: int
+
+    def to_json(self) -> dict[str, int]:
+        return {
+            "clients": self.clients,
+            "max_clients": self.max_clients,
+            "dropped": self.dropped,
+            "published": self.published,
+        }
+
+
+class Feed:
+    """Subscribers per table, bounded in total."""
+
+    def __init__(self, *, max_clients: int = 200, queue_size: int = 64) -> None:
+        self.max_clients = max_clients
+        self.queue_size = queue_size
+        self._lock = threading.Lock()
+        self._subs: dict[str, set[Subscription]] = {}
+        self._count = 0
+        self._dropped = 0
+        self._published = 0
+        self._closed = False
+
+    def subscribe(self, table_id: str) -> Subscription:
+        """A new subscriber; raises :class:`FeedFullError` past ``max_clients``."""
+        with self._lock:
+            if self._closed:
+                raise FeedFullError("the server is stopping")
+            if self._count >= self.max_clients:
+                raise FeedFullError(
+                    f"the live feed is full ({self.max_clients} clients); poll or retry later"
+                )
+            sub = Subscription(self, table_id, self.queue_size)
+            self._subs.setdefault(table_id, set()).add(sub)
+            self._count += 1
+            return sub
+
+    def unsubscribe(self, sub: Subscription) -> None:
+        with self._lock:
+            subs = self._subs.get(sub.table_id)
+            if subs is not None and sub in subs:
+                subs.remove(sub)
+                self._count -= 1
+                if not subs:
+                    del self._subs[sub.table_id]
+
+    def publish(self, table_id: str, message: bytes) -> int:
+        """Offer ``message`` to every subscriber of the table; returns how many took it.
+
+        Never blocks: a subscriber whose queue is full is dropped (it reconnects).
+        """
+        with self._lock:
+            subs = [s for s in self._subs.get(table_id, ()) if not s.dropped]
+            self._published += 1
+        taken = 0
+        for sub in subs:
+            if sub.offer(message):
+                taken += 1
+        if taken < len(subs):
+            with self._lock:
+                self._dropped += len(subs) - taken
+        return taken
+
+    def close(self) -> None:
+        """End every stream and refuse new ones (server shutdown)."""
+        with self._lock:
+            self._closed = True
+            subs = [s for group in self._subs.values() for s in group]
+        for sub in subs:
+            sub.close()
+
+    def stats(self) -> FeedStats:
+        with self._lock:
+            return FeedStats(self._count, self.max_clients, self._dropped, self._published)
+
+
+class Stream:
+    """The body of one SSE response: ``initial`` (catch-up and snapshot), then live
+    messages, a keep-alive comment whenever the table is quiet.
+
+    A class rather than a bare generator so that ``close()`` (called by the WSGI server when
+    the client goes away, even before the first byte) always frees the feed slot.
+    """
+
+    def __init__(
+        self, sub: Subscription, initial: Iterable[bytes], *, keepalive_seconds: float
+    ) -> None:
+        self._sub = sub
+        self._initial = list(initial)
+        self._keepalive = keepalive_seconds
+        self._gen = self._run()
+
+    def _run(self) -> Generator[bytes, None, None]:
+        yield f"retry: {RETRY_MS}\n\n".encode()
+        yield from self._initial
+        while True:
+            message = self._sub.get(self._keepalive)
+            if message is None:
+                yield KEEPALIVE
+            elif message == _CLOSE:
+                return
+            else:
+                yield message
+
+    def __iter__(self) -> Iterator[bytes]:
+        return self
+
+    def __next__(self) -> bytes:
+        try:
+            return next(self._gen)
+        except StopIteration:
+            self.close()
+            raise
+
+    def close(self) -> None:
+        self._gen.close()
+        self._sub.feed.unsubscribe(self._sub)

@@ -1,0 +1,79 @@
+"""What the server knows about its own health: the store, the live feed, the camera.
+
+Parts report into :class:`Health` (the pad service reports the camera, issue 8); ``GET
+/api/health`` shows it and the systemd watchdog is only fed while every *critical* part is
+well. The camera is not critical: without it the tables run on manual entry.
+"""
+
+from __future__ import annotations
+
+import threading
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Any
+
+from server.feed import Feed
+from server.store import Store
+
+
+@dataclass(frozen=True)
+class Component:
+    ok: bool
+    detail: str
+    critical: bool
+    at: float  #: monotonic time of the report
+
+    def to_json(self, now: float) -> dict[str, Any]:
+        return {
+            "ok": self.ok,
+            "detail": self.detail,
+            "critical": self.critical,
+            "age_s": round(max(0.0, now - self.at), 1),
+        }
+
+
+class Health:
+    """A board of components, each ok or not with a sentence saying why."""
+
+    def __init__(self, store: Store, feed: Feed, *, monotonic: Callable[[], float]) -> None:
+        self._store = store
+        self._feed = feed
+        self._now = monotonic
+        self._lock = threading.Lock()
+        self._parts: dict[str, Component] = {}
+
+    def report(self, name: str, ok: bool, detail: str = "", *, critical: bool = False) -> None:
+        """Record the state of ``name`` (``camera``, ``pad``...); the latest report wins."""
+        with self._lock:
+            self._parts[name] = Component(ok, detail, critical, self._now())
+
+    def _store_ok(self) -> Component:
+        try:
+            self._store.ping()
+        except Exception as exc:  # any failure of the database means unhealthy
+            return Component(False, f"database error: {exc}", True, self._now())
+        return Component(True, "database answers", True, self._now())
+
+    def check(self) -> dict[str, Component]:
+        """Every component now, the store probed live."""
+        with self._lock:
+            parts = dict(self._parts)
+        parts["store"] = self._store_ok()
+        stats = self._feed.stats()
+        parts["feed"] = Component(
+            True, f"{stats.clients} of {stats.max_clients} live clients", False, self._now()
+        )
+        return parts
+
+    def healthy(self) -> bool:
+        """True when no critical component is failing (the watchdog's question)."""
+        return all(c.ok for c in self.check().values() if c.critical)
+
+    def to_json(self) -> dict[str, Any]:
+        parts = self.check()
+        now = self._now()
+        return {
+            "ok": all(c.ok for c in parts.values() if c.critical),
+            "components": {name: c.to_json(now) for name, c in sorted(parts.items())},
+            "feed": self._feed.stats().to_json(),
+        }

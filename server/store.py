@@ -1,0 +1,414 @@
+"""The SQLite event store: tables, their append-only event logs, roll snapshots, records.
+
+The log is the truth. Events are only ever inserted (triggers refuse UPDATE and DELETE), every
+append is one transaction together with everything derived from it, and the database runs in
+WAL mode with ``synchronous=FULL``: a power cut loses at most the write in flight, never the
+database. The schema is created and migrated here (``PRAGMA user_version``).
+
+One connection serves the process behind a lock: writes are serialised anyway, and the reads
+the API does (a log, a snapshot, the record wall) are short.
+"""
+
+from __future__ import annotations
+
+import json
+import sqlite3
+import threading
+from collections.abc import Iterable, Iterator, Mapping, Sequence
+from contextlib import contextmanager
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+SOURCES: tuple[str, ...] = ("camera", "phone", "button", "replay")
+
+# Each entry migrates from version i to i + 1; never edit a shipped entry, append a new one.
+MIGRATIONS: tuple[tuple[str, ...], ...] = (
+    (
+        """CREATE TABLE tables (
+            id TEXT PRIMARY KEY,
+            game TEXT NOT NULL,
+            setup TEXT NOT NULL CHECK (json_valid(setup)),
+            rules TEXT NOT NULL CHECK (json_valid(rules)),
+            created TEXT NOT NULL,
+            ended TEXT
+        )""",
+        """CREATE TABLE events (
+            table_id TEXT NOT NULL REFERENCES tables(id),
+            seq INTEGER NOT NULL CHECK (seq >= 1),
+            at TEXT NOT NULL,
+            source TEXT NOT NULL CHECK (source IN ('camera', 'phone', 'button', 'replay')),
+            type TEXT NOT NULL,
+            payload TEXT NOT NULL CHECK (json_valid(payload)),
+            PRIMARY KEY (table_id, seq)
+        ) WITHOUT ROWID""",
+        """CREATE TRIGGER events_no_update BEFORE UPDATE ON events
+           BEGIN SELECT RAISE(ABORT, 'the event log is append-only'); END""",
+        """CREATE TRIGGER events_no_delete BEFORE DELETE ON events
+           BEGIN SELECT RAISE(ABORT, 'the event log is append-only'); END""",
+        """CREATE TABLE snapshots (
+            table_id TEXT NOT NULL,
+            seq INTEGER NOT NULL,
+            jpeg BLOB NOT NULL,
+            PRIMARY KEY (table_id, seq),
+            FOREIGN KEY (table_id, seq) REFERENCES events(table_id, seq)
+        ) WITHOUT ROWID""",
+        # Derived from the standing actions; rebuilt per table on undo/fix and at start.
+        """CREATE TABLE records (
+            id TEXT PRIMARY KEY,
+            table_id TEXT NOT NULL REFERENCES tables(id),
+            seq INTEGER NOT NULL,
+            game TEXT NOT NULL,
+            kind TEXT NOT NULL,
+            player TEXT NOT NULL,
+            points INTEGER NOT NULL,
+            dice TEXT NOT NULL,
+            text TEXT NOT NULL,
+            at TEXT NOT NULL,
+            snapshot_seq INTEGER
+        )""",
+        "CREATE INDEX records_by_game ON records (game, kind, points DESC)",
+        "CREATE INDEX records_by_table ON records (table_id)",
+        # Not derived: the PIN holder's decision survives every rebuild of ``records``.
+        """CREATE TABLE hidden_records (
+            id TEXT PRIMARY KEY,
+            at TEXT NOT NULL
+        )""",
+        "CREATE TABLE settings (name TEXT PRIMARY KEY, value TEXT NOT NULL)",
+    ),
+)
+SCHEMA_VERSION = len(MIGRATIONS)
+
+
+class StoreError(RuntimeError):
+    """The database cannot be used (newer schema, unreadable file)."""
+
+
+@dataclass(frozen=True)
+class TableRow:
+    id: str
+    game: str
+    setup: dict[str, Any]  #: ``{"players": [...]}`` or ``{"teams": {...}}``
+    rules: dict[str, Any]
+    created: str
+    ended: str | None = None
+
+
+@dataclass(frozen=True)
+class EventRow:
+    table_id: str
+    seq: int
+    at: str
+    source: str
+    type: str
+    payload: dict[str, Any]  #: the action's JSON
+    snapshot: bool = False  #: a JPEG of the roll is stored with it
+
+
+@dataclass(frozen=True)
+class RecordRow:
+    """One line on the high-roll wall; ``id`` is stable across rebuilds."""
+
+    id: str
+    table_id: str
+    seq: int
+    game: str
+    kind: str
+    player: str
+    points: int
+    dice: tuple[int, ...]
+    text: str
+    at: str
+    snapshot_seq: int | None = None
+    hidden: bool = False
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "id": self.id,
+            "table": self.table_id,
+            "seq": self.seq,
+            "game": self.game,
+            "kind": self.kind,
+            "player": self.player,
+            "points": self.points,
+            "dice": list(self.dice),
+            "text": self.text,
+            "at": self.at,
+            "snapshot": self.snapshot_seq,
+            "hidden": self.hidden,
+        }
+
+
+def _dumps(obj: object) -> str:
+    return json.dumps(obj, separators=(",", ":"), ensure_ascii=False)
+
+
+class Store:
+    """The database of one dicepad installation; safe to share between threads."""
+
+    def __init__(self, path: Path | str) -> None:
+        self.path = Path(path)
+        self._lock = threading.RLock()
+        try:
+            self._db = sqlite3.connect(
+                self.path, isolation_level=None, check_same_thread=False, timeout=10.0
+            )
+        except sqlite3.Error as exc:
+            raise StoreError(f"cannot open the database {self.path}: {exc}") from exc
+        try:
+            self._db.execute("PRAGMA journal_mode=WAL")
+            self._db.execute("PRAGMA synchronous=FULL")
+            self._db.execute("PRAGMA foreign_keys=ON")
+            self._migrate()
+        except sqlite3.DatabaseError as exc:
+            self._db.close()
+            raise StoreError(f"cannot use the database {self.path}: {exc}") from exc
+        except StoreError:
+            self._db.close()
+            raise
+
+    # -- plumbing -------------------------------------------------------------------------
+
+    @contextmanager
+    def _transaction(self) -> Iterator[sqlite3.Connection]:
+        """``BEGIN IMMEDIATE`` ... ``COMMIT``; any error rolls the whole write back."""
+        with self._lock:
+            self._db.execute("BEGIN IMMEDIATE")
+            try:
+                yield self._db
+            except BaseException:
+                self._db.execute("ROLLBACK")
+                raise
+            self._db.execute("COMMIT")
+
+    def _query(self, sql: str, args: Sequence[object] = ()) -> list[tuple[Any, ...]]:
+        with self._lock:
+            return self._db.execute(sql, args).fetchall()
+
+    def _migrate(self) -> None:
+        version = self.schema_version
+        if version > SCHEMA_VERSION:
+            raise StoreError(
+                f"{self.path} has schema version {version}, newer than this dicepad "
+                f"({SCHEMA_VERSION}); upgrade dicepad"
+            )
+        for target in range(version + 1, SCHEMA_VERSION + 1):
+            with self._transaction() as db:
+                for statement in MIGRATIONS[target - 1]:
+                    db.execute(statement)
+                db.execute(f"PRAGMA user_version = {target}")
+
+    @property
+    def schema_version(self) -> int:
+        return int(self._query("PRAGMA user_version")[0][0])
+
+    def close(self) -> None:
+        with self._lock:
+            self._db.close()
+
+    def ping(self) -> None:
+        """Raise ``sqlite3.Error`` when the database does not answer (health check)."""
+        self._query("SELECT 1 FROM tables LIMIT 1")
+
+    def integrity_check(self) -> str:
+        return str(self._query("PRAGMA integrity_check")[0][0])
+
+    # -- settings ---------------------------------------------------------------------------
+
+    def setting(self, name: str) -> str | None:
+        rows = self._query("SELECT value FROM settings WHERE name = ?", (name,))
+        return str(rows[0][0]) if rows else None
+
+    def set_settings(self, values: Mapping[str, str]) -> None:
+        """Set several settings in one transaction."""
+        with self._transaction() as db:
+            db.executemany(
+                "INSERT INTO settings (name, value) VALUES (?, ?) "
+                "ON CONFLICT (name) DO UPDATE SET value = excluded.value",
+                list(values.items()),
+            )
+
+    # -- tables -----------------------------------------------------------------------------
+
+    def create_table(self, row: TableRow) -> bool:
+        """Insert a new table; ``False`` when the id is taken (the caller picks another)."""
+        try:
+            with self._transaction() as db:
+                db.execute(
+                    "INSERT INTO tables (id, game, setup, rules, created, ended) "
+                    "VALUES (?, ?, ?, ?, ?, ?)",
+                    (row.id, row.game, _dumps(row.setup), _dumps(row.rules), row.created, None),
+                )
+        except sqlite3.IntegrityError:
+            return False
+        return True
+
+    @staticmethod
+    def _table(r: tuple[Any, ...]) -> TableRow:
+        return TableRow(r[0], r[1], json.loads(r[2]), json.loads(r[3]), r[4], r[5])
+
+    def tables(self) -> list[TableRow]:
+        """Every table, oldest first."""
+        rows = self._query(
+            "SELECT id, game, setup, rules, created, ended FROM tables ORDER BY created, id"
+        )
+        return [self._table(r) for r in rows]
+
+    def table(self, table_id: str) -> TableRow | None:
+        rows = self._query(
+            "SELECT id, game, setup, rules, created, ended FROM tables WHERE id = ?", (table_id,)
+        )
+        return self._table(rows[0]) if rows else None
+
+    # -- events -----------------------------------------------------------------------------
+
+    def events(self, table_id: str, since: int = 0) -> list[EventRow]:
+        """The table's log after ``since``, in order."""
+        rows = self._query(
+            "SELECT e.seq, e.at, e.source, e.type, e.payload, s.seq IS NOT NULL "
+            "FROM events e LEFT JOIN snapshots s ON s.table_id = e.table_id AND s.seq = e.seq "
+            "WHERE e.table_id = ? AND e.seq > ? ORDER BY e.seq",
+            (table_id, since),
+        )
+        return [
+            EventRow(table_id, r[0], r[1], r[2], r[3], json.loads(r[4]), bool(r[5])) for r in rows
+        ]
+
+    def append(
+        self,
+        event: EventRow,
+        *,
+        snapshot: bytes | None = None,
+        records: Sequence[RecordRow] = (),
+        replace_records: bool = False,
+        set_ended: bool = False,
+        ended: str | None = None,
+    ) -> None:
+        """One event and everything derived from it, in ONE transaction.
+
+        ``records`` are added (after deleting the table's records when ``replace_records``,
+        the undo/fix case); with ``set_ended`` the table's ``ended`` becomes ``ended`` (an
+        ``end`` action, or an undo of one). Raises ``sqlite3.IntegrityError`` when
+        ``seq`` is taken, so two writers can never interleave a log.
+        """
+        if event.source not in SOURCES:
+            raise ValueError(f"unknown event source {event.source!r}")
+        with self._transaction() as db:
+            db.execute(
+                "INSERT INTO events (table_id, seq, at, source, type, payload) "
+                "VALUES (?, ?, ?, ?, ?, ?)",
+                (
+                    event.table_id,
+                    event.seq,
+                    event.at,
+                    event.source,
+                    event.type,
+                    _dumps(event.payload),
+                ),
+            )
+            if snapshot is not None:
+                db.execute(
+                    "INSERT INTO snapshots (table_id, seq, jpeg) VALUES (?, ?, ?)",
+                    (event.table_id, event.seq, snapshot),
+                )
+            if replace_records:
+                db.execute("DELETE FROM records WHERE table_id = ?", (event.table_id,))
+            self._insert_records(db, records)
+            if set_ended:
+                db.execute("UPDATE tables SET ended = ? WHERE id = ?", (ended, event.table_id))
+
+    def snapshot(self, table_id: str, seq: int) -> bytes | None:
+        rows = self._query(
+            "SELECT jpeg FROM snapshots WHERE table_id = ? AND seq = ?", (table_id, seq)
+        )
+        return bytes(rows[0][0]) if rows else None
+
+    # -- records ----------------------------------------------------------------------------
+
+    @staticmethod
+    def _insert_records(db: sqlite3.Connection, records: Iterable[RecordRow]) -> None:
+        db.executemany(
+            "INSERT INTO records (id, table_id, seq, game, kind, player, points, dice, text, at,"
+            " snapshot_seq) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+            [
+                (
+                    r.id,
+                    r.table_id,
+                    r.seq,
+                    r.game,
+                    r.kind,
+                    r.player,
+                    r.points,
+                    _dumps(list(r.dice)),
+                    r.text,
+                    r.at,
+                    r.snapshot_seq,
+                )
+                for r in records
+            ],
+        )
+
+    def replace_all_records(self, records: Iterable[RecordRow]) -> None:
+        """Rebuild the derived record wall from scratch (at start, after replaying the logs)."""
+        with self._transaction() as db:
+            db.execute("DELETE FROM records")
+            self._insert_records(db, records)
+
+    def records(
+        self,
+        *,
+        game: str | None = None,
+        kind: str | None = None,
+        table_id: str | None = None,
+        min_points: int | None = None,
+        include_hidden: bool = False,
+        limit: int = 50,
+    ) -> list[RecordRow]:
+        """The wall, biggest first (ties: earliest first)."""
+        where, args = [], []  # type: list[str], list[object]
+        for column, value in (("r.game", game), ("r.kind", kind), ("r.table_id", table_id)):
+            if value is not None:
+                where.append(f"{column} = ?")
+                args.append(value)
+        if min_points is not None:
+            where.append("r.points >= ?")
+            args.append(min_points)
+        if not include_hidden:
+            where.append("h.id IS NULL")
+        sql = (
+            "SELECT r.id, r.table_id, r.seq, r.game, r.kind, r.player, r.points, r.dice, r.text,"
+            " r.at, r.snapshot_seq, h.id IS NOT NULL FROM records r"
+            " LEFT JOIN hidden_records h ON h.id = r.id"
+            + (" WHERE " + " AND ".join(where) if where else "")
+            + " ORDER BY r.points DESC, r.at, r.id LIMIT ?"
+        )
+        rows = self._query(sql, [*args, limit])
+        return [
+            RecordRow(
+                r[0],
+                r[1],
+                r[2],
+                r[3],
+                r[4],
+                r[5],
+                r[6],
+                tuple(json.loads(r[7])),
+                r[8],
+                r[9],
+                r[10],
+                bool(r[11]),
+            )
+            for r in rows
+        ]
+
+    def record_exists(self, record_id: str) -> bool:
+        return bool(self._query("SELECT 1 FROM records WHERE id = ?", (record_id,)))
+
+    def set_hidden(self, record_id: str, hidden: bool, at: str) -> None:
+        with self._transaction() as db:
+            if hidden:
+                db.execute(
+                    "INSERT OR IGNORE INTO hidden_records (id, at) VALUES (?, ?)", (record_id, at)
+                )
+            else:
+                db.execute("DELETE FROM hidden_records WHERE id = ?", (record_id,))

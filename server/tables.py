@@ -1,0 +1,370 @@
+"""The tables in play and the ONE path that changes them.
+
+:meth:`TableService.apply` is how every action lands, whoever sent it (camera, phone, button,
+replay): validated by the rules engine through :func:`scoring.history.apply_logged`, appended
+to the table's log in one SQLite transaction with its derived records, applied to the state
+held in memory, then broadcast to the live feed. A per-table lock serialises writers, so two
+posts at once both land, one after the other, and the feed sends them in log order.
+
+At start :meth:`TableService.load` replays every table's log; the state is then exactly what
+it was before the restart.
+"""
+
+from __future__ import annotations
+
+import secrets
+import threading
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass, field
+from datetime import datetime
+from typing import Any
+
+from scoring import games
+from scoring.actions import Action, End, Fix, Undo, action_from_json
+from scoring.errors import IllegalActionError, MalformedActionError
+from scoring.game import Game, Highlight
+from scoring.history import apply_logged
+from scoring.rules import parse_rules, rules_to_json
+from server.feed import Feed, Stream, sse
+from server.records import record_rows, replay_with_records
+from server.standing import Standing, last_roll, resolve
+from server.store import SOURCES, EventRow, RecordRow, Store, TableRow
+
+ID_ALPHABET = "23456789abcdefghjkmnpqrstuvwxyz"  # no 0/o, 1/l/i: read aloud, typed on a phone
+ID_LENGTH = 6
+JPEG_MAGIC = b"\xff\xd8\xff"
+
+
+class UnknownTableError(LookupError):
+    """No table has that id (HTTP 404)."""
+
+
+class TableClosedError(IllegalActionError):
+    """The table's log no longer replays (a rules change?): nothing more may be applied."""
+
+
+class SnapshotError(ValueError):
+    """A roll snapshot that is not a JPEG or is too big."""
+
+
+@dataclass(frozen=True)
+class Applied:
+    """What one accepted action produced: its log entry, the table after it, its records."""
+
+    entry: dict[str, Any]
+    table: dict[str, Any]
+    highlights: tuple[Highlight, ...]
+
+
+@dataclass
+class _Live:
+    """A table in memory: the replay of its log, guarded by its lock."""
+
+    row: TableRow
+    game: Game[Any]
+    start: Any
+    state: Any
+    standing: list[Standing]
+    seq: int
+    ended: str | None
+    problem: str | None = None  #: why the log no longer replays (the table is then closed)
+    view: dict[str, Any] = field(default_factory=dict)
+    lock: threading.Lock = field(default_factory=threading.Lock)
+
+
+def _new_state(game: Game[Any], row: TableRow) -> Any:
+    setup = row.setup
+    if "teams" in setup:
+        return game.new(teams=setup["teams"], rules=row.rules)
+    return game.new(players=setup["players"], rules=row.rules)
+
+
+def entry_json(event: EventRow) -> dict[str, Any]:
+    """A log entry as the API shows it (``GET .../log``)."""
+    return {
+        "seq": event.seq,
+        "at": event.at,
+        "source": event.source,
+        "action": event.payload,
+        "snapshot": event.snapshot,
+    }
+
+
+class TableService:
+    """Every table: create, read, watch, and the one path to change them."""
+
+    def __init__(
+        self,
+        store: Store,
+        feed: Feed,
+        *,
+        clock: Callable[[], datetime],
+        max_snapshot_bytes: int = 1024 * 1024,
+        keepalive_seconds: float = 15.0,
+    ) -> None:
+        self._store = store
+        self._feed = feed
+        self._clock = clock
+        self._max_snapshot = max_snapshot_bytes
+        self._keepalive = keepalive_seconds
+        self._lock = threading.Lock()  # guards the dict, never held while applying
+        self._live: dict[str, _Live] = {}
+
+    # -- start ----------------------------------------------------------------------------
+
+    def load(self) -> list[str]:
+        """Replay every table's log and rebuild the record wall; returns the problems found
+        (a table whose log no longer replays is kept, closed, and reported)."""
+        problems: list[str] = []
+        records: list[RecordRow] = []
+        loaded: dict[str, _Live] = {}
+        for row in self._store.tables():
+            live, rows = self._replay(row)
+            loaded[row.id] = live
+            records.extend(rows)
+            if live.problem:
+                problems.append(f"table {row.id}: {live.problem}")
+        self._store.replace_all_records(records)
+        with self._lock:
+            self._live = loaded
+        return problems
+
+    def _replay(self, row: TableRow) -> tuple[_Live, list[RecordRow]]:
+        events = self._store.events(row.id)
+        problem: str | None = None
+        try:
+            game = games.find(row.game)
+        except (ValueError, ImportError) as exc:
+            raise RuntimeError(f"table {row.id}: {exc}") from exc
+        start = _new_state(game, row)
+        entries = [Standing(e.seq, e.at, action_from_json(e.payload), e.snapshot) for e in events]
+        standing: list[Standing] = []
+        state = start
+        rows: list[RecordRow] = []
+        try:
+            standing = resolve(entries)
+            state, rows = replay_with_records(game, row.id, start, standing)
+        except (IllegalActionError, MalformedActionError) as exc:
+            problem = f"the log no longer replays: {exc}"
+            standing, state, rows = [], start, []
+        seq = events[-1].seq if events else 0
+        live = _Live(row, game, start, state, standing, seq, _ended(standing))
+        live.problem = problem
+        live.view = self._view(live)
+        return live, rows
+
+    # -- reading --------------------------------------------------------------------------
+
+    def _get(self, table_id: str) -> _Live:
+        with self._lock:
+            live = self._live.get(table_id)
+        if live is None:
+            raise UnknownTableError(f"no table {table_id!r}")
+        return live
+
+    def __contains__(self, table_id: object) -> bool:
+        with self._lock:
+            return table_id in self._live
+
+    def view(self, table_id: str) -> dict[str, Any]:
+        """The table as the scoreboard shows it (cached; rebuilt on every change)."""
+        return self._get(table_id).view
+
+    def summaries(self) -> list[dict[str, Any]]:
+        """Every table, newest first, for the table list."""
+        with self._lock:
+            lives = list(self._live.values())
+        out = []
+        for live in sorted(lives, key=lambda t: (t.row.created, t.row.id), reverse=True):
+            v = live.view
+            out.append(
+                {k: v[k] for k in ("table", "game", "title", "setup", "created", "ended", "seq")}
+                | {
+                    "scores": v["state"].get("scores"),
+                    "expecting": v["expecting"],
+                    "over": v["over"],
+                }
+            )
+        return out
+
+    def log(self, table_id: str, since: int = 0) -> list[dict[str, Any]]:
+        self._get(table_id)
+        return [entry_json(e) for e in self._store.events(table_id, since)]
+
+    def snapshot(self, table_id: str, seq: int) -> bytes | None:
+        self._get(table_id)
+        return self._store.snapshot(table_id, seq)
+
+    def game_of(self, table_id: str) -> Game[Any]:
+        return self._get(table_id).game
+
+    def _view(self, live: _Live) -> dict[str, Any]:
+        game, state = live.game, live.state
+        state_json = game.state_to_json(state)
+        outcome = game.outcome(state)
+        closed = live.problem is not None
+        return {
+            "table": live.row.id,
+            "game": game.name,
+            "title": game.title,
+            "setup": live.row.setup,
+            "rules": state_json.get("rules", live.row.rules),
+            "created": live.row.created,
+            "ended": live.ended,
+            "problem": live.problem,
+            "seq": live.seq,
+            "over": outcome is not None or closed,
+            "outcome": outcome.to_json() if outcome is not None else None,
+            "expecting": game.expecting(state).to_json(),
+            "legal": [] if closed else [a.to_json() for a in game.legal_actions(state)],
+            "can_undo": bool(live.standing) and not closed,
+            "state": state_json,
+        }
+
+    # -- creating -------------------------------------------------------------------------
+
+    def create(
+        self,
+        game_name: str,
+        *,
+        players: Sequence[str] | None = None,
+        teams: Mapping[str, Sequence[str]] | None = None,
+        rules: Mapping[str, object] | None = None,
+    ) -> dict[str, Any]:
+        """A new table; ``ValueError`` (or ``RulesError``) when the game refuses the set-up."""
+        game = games.find(game_name)
+        state = game.new(players=players, teams=teams, rules=rules)
+        setup: dict[str, Any] = (
+            {"teams": {k: list(v) for k, v in teams.items()}}
+            if teams is not None
+            else {"players": list(players or ())}
+        )
+        rules_json = rules_to_json(parse_rules(game.rules_type, rules, game.rules_prefix))
+        created = self._now()
+        for _ in range(20):
+            table_id = "".join(secrets.choice(ID_ALPHABET) for _ in range(ID_LENGTH))
+            row = TableRow(table_id, game.name, setup, rules_json, created)
+            if self._store.create_table(row):
+                break
+        else:  # pragma: no cover - 31**6 ids
+            raise RuntimeError("could not find a free table id")
+        live = _Live(row, game, state, state, [], 0, None)
+        live.view = self._view(live)
+        with self._lock:
+            self._live[table_id] = live
+        return live.view
+
+    # -- the one path ---------------------------------------------------------------------
+
+    def apply(
+        self,
+        table_id: str,
+        action: Action,
+        *,
+        source: str,
+        snapshot: bytes | None = None,
+    ) -> Applied:
+        """Validate ``action`` with the rules engine, append it, update, broadcast.
+
+        Raises :class:`UnknownTableError`, ``IllegalActionError`` (the rule's message; also
+        :class:`TableClosedError`), ``ValueError`` for a bad source or snapshot. Nothing is
+        changed unless the event is safely in the database.
+        """
+        if source not in SOURCES:
+            raise ValueError(f"source must be one of {', '.join(SOURCES)}, got {source!r}")
+        if snapshot is not None:
+            _check_snapshot(snapshot, self._max_snapshot)
+        live = self._get(table_id)
+        with live.lock:
+            self._check_open(live)
+            game = live.game
+            before = live.state
+            actions = [s.action for s in live.standing]
+            if isinstance(action, Undo | Fix):
+                # Undo and fix rewrite what stands: validate by replaying the standing log.
+                after = apply_logged(game, live.start, actions, action)
+            else:
+                # Incremental: the live state already is the replay of the standing log.
+                after = apply_logged(game, before, (), action)
+            seq = live.seq + 1
+            at = self._now()
+            entry = Standing(seq, at, action, snapshot is not None)
+            if isinstance(action, Undo | Fix):
+                standing = resolve([*live.standing, entry])
+                _, records = replay_with_records(game, table_id, live.start, standing)
+                highlights: tuple[Highlight, ...] = ()
+                replace = True
+            else:
+                standing = [*live.standing, entry]
+                highlights = tuple(game.highlights(before, action, after))
+                records = record_rows(game.name, table_id, entry, highlights, last_roll(standing))
+                replace = False
+            event = EventRow(
+                table_id, seq, at, source, action.type, action.to_json(), snapshot is not None
+            )
+            ended = _ended(standing)
+            self._store.append(
+                event,
+                snapshot=snapshot,
+                records=records,
+                replace_records=replace,
+                set_ended=ended != live.ended,
+                ended=ended,
+            )
+            live.state, live.standing, live.seq, live.ended = after, standing, seq, ended
+            return self._publish(live, event, highlights)
+
+    def end(self, table_id: str, *, source: str = "phone") -> Applied:
+        """End the game now: the game's ``end`` action, through the one path (undoable)."""
+        return self.apply(table_id, End(), source=source)
+
+    def _publish(self, live: _Live, event: EventRow, highlights: tuple[Highlight, ...]) -> Applied:
+        """Refresh the cached view and broadcast; called with the table's lock held, so the
+        feed carries events in log order."""
+        live.view = self._view(live)
+        entry = entry_json(event)
+        live_entry = entry | {"highlights": [h.to_json() for h in highlights]}
+        self._feed.publish(
+            live.row.id,
+            sse("entry", live_entry, event.seq) + sse("state", live.view, event.seq),
+        )
+        return Applied(entry, live.view, highlights)
+
+    @staticmethod
+    def _check_open(live: _Live) -> None:
+        if live.problem is not None:
+            raise TableClosedError(f"table {live.row.id} is closed: {live.problem}")
+
+    def _now(self) -> str:
+        return self._clock().isoformat(timespec="milliseconds")
+
+    # -- the live feed --------------------------------------------------------------------
+
+    def watch(self, table_id: str, last_event_id: int | None = None) -> Stream:
+        """A live stream of the table: the entries after ``last_event_id`` (catch-up), the
+        full table now, then every change. Raises ``FeedFullError`` past the bound."""
+        live = self._get(table_id)
+        with live.lock:  # no event can slip between the snapshot and the subscription
+            sub = self._feed.subscribe(table_id)
+            seq, view = live.seq, live.view
+        initial: list[bytes] = []
+        if last_event_id is not None and 0 <= last_event_id < seq:
+            initial.extend(
+                sse("entry", entry_json(e), e.seq)
+                for e in self._store.events(table_id, last_event_id)
+                if e.seq <= seq
+            )
+        initial.append(sse("state", view, seq))
+        return Stream(sub, initial, keepalive_seconds=self._keepalive)
+
+
+def _ended(standing: Sequence[Standing]) -> str | None:
+    """When the standing ``end`` action was logged (``None`` while the game is on)."""
+    return next((s.at for s in standing if isinstance(s.action, End)), None)
+
+
+def _check_snapshot(snapshot: bytes, limit: int) -> None:
+    if not snapshot.startswith(JPEG_MAGIC):
+        raise SnapshotError("a roll snapshot must be a JPEG image")
+    if len(snapshot) > limit:
+        raise SnapshotError(f"a roll snapshot may be at most {limit} bytes")
