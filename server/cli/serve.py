@@ -1,0 +1,157 @@
+"""``dicepad serve``: the scoreboard server on embedded defaults.
+
+Waitress, never Flask's debug server, with a thread per live-feed client (each phone holds
+one) and bounded per-connection output buffers so a stalled phone cannot pile up memory.
+systemd is told when we are ready, is pinged by a watchdog thread only while the app reports
+healthy, and is told when we stop; SIGTERM and SIGINT stop cleanly (live streams are ended
+first so worker threads finish, then the database is closed).
+"""
+
+from __future__ import annotations
+
+import argparse
+import dataclasses
+import logging
+import os
+import signal
+import sys
+import threading
+from collections.abc import Callable
+from pathlib import Path
+from types import FrameType
+from typing import Any
+
+from server.config import Config
+from server.sdnotify import Notifier
+
+HELP = "run the scoreboard: JSON API, live feed and pad service on one port"
+
+DEFAULT_PORT = 8080
+EXTRA_THREADS = 16  #: for API requests beyond the live-feed clients
+EXTRA_CONNECTIONS = 100  #: pollers, API clients and requests in flight beyond the feed
+OUTBUF_HIGH_WATERMARK = 256 * 1024  #: per connection; past it the writer thread waits
+
+
+def add_arguments(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument(
+        "--host",
+        default=os.environ.get("DICEPAD_HOST", "0.0.0.0"),
+        help="address to listen on (default 0.0.0.0 so phones on the bar's Wi-Fi can join; "
+        "127.0.0.1 for this machine only)",
+    )
+    parser.add_argument(
+        "--port",
+        type=int,
+        default=int(os.environ.get("DICEPAD_PORT", DEFAULT_PORT)),
+        help=f"TCP port (default {DEFAULT_PORT}; 0 picks a free one and prints it)",
+    )
+    parser.add_argument(
+        "--data",
+        type=Path,
+        default=None,
+        metavar="DIR",
+        help="where the database and secrets live (default: $DICEPAD_DATA, else the per-user "
+        "data directory)",
+    )
+    parser.add_argument(
+        "--camera",
+        default=None,
+        metavar="SPEC",
+        help="demo | none | picamera2 | opencv:N | files:DIR (default: $DICEPAD_CAMERA or demo); "
+        "none = manual entry only",
+    )
+    parser.add_argument(
+        "--max-clients",
+        type=int,
+        default=200,
+        metavar="N",
+        help="live-feed connections held at once (default 200); more get 503 and poll",
+    )
+
+
+def run(args: argparse.Namespace) -> int:
+    from waitress.server import create_server
+
+    from server.app import create_app
+    from server.services import dicepad
+    from server.store import StoreError
+
+    logging.basicConfig(level=logging.INFO, format="%(name)s: %(message)s")
+    if args.max_clients < 1:
+        print("dicepad serve: --max-clients must be at least 1", file=sys.stderr)
+        return 2
+    config = Config.from_environ(data_dir=args.data, camera=args.camera)
+    config = dataclasses.replace(config, max_feed_clients=args.max_clients)
+    try:
+        app = create_app(config)
+    except (StoreError, RuntimeError, ValueError, OSError) as exc:
+        print(f"dicepad serve: {exc}", file=sys.stderr)
+        return 1
+    parts = dicepad(app)
+    if parts.auth.generated_pin is not None:
+        print(
+            f"dicepad: the table PIN is {parts.auth.generated_pin} - write it down, it is shown "
+            "only this once (set DICEPAD_PIN to choose your own)",
+            flush=True,
+        )
+    try:
+        server: Any = create_server(
+            app,
+            host=args.host,
+            port=args.port,
+            threads=config.max_feed_clients + EXTRA_THREADS,
+            connection_limit=config.max_feed_clients + EXTRA_CONNECTIONS,
+            outbuf_high_watermark=OUTBUF_HIGH_WATERMARK,
+            asyncore_use_poll=True,
+            ident="dicepad",
+        )
+    except OSError as exc:
+        parts.close()
+        print(f"dicepad serve: cannot listen on {args.host}:{args.port}: {exc}", file=sys.stderr)
+        return 1
+    url = f"http://{args.host}:{server.effective_port}"
+    print(f"dicepad: data in {config.data_dir}; camera {config.camera}", flush=True)
+    print(f"dicepad: listening on {url}", flush=True)
+    # The pad service (issue 8) starts here, from config.camera, when it exists.
+
+    notifier = Notifier.from_environ()
+    stop = threading.Event()
+
+    def on_signal(signum: int, frame: FrameType | None) -> None:
+        if stop.is_set():
+            return
+        stop.set()
+        notifier.stopping()
+        parts.feed.close()  # live streams end, so their worker threads come back
+        raise SystemExit(0)  # waitress's loop turns this into an orderly shutdown
+
+    signal.signal(signal.SIGTERM, on_signal)
+    signal.signal(signal.SIGINT, on_signal)
+    watchdog = threading.Thread(
+        target=_watchdog, args=(notifier, parts.health.healthy, stop), daemon=True
+    )
+    watchdog.start()
+    notifier.ready(f"listening on {url}")
+    try:
+        server.run()
+    finally:
+        stop.set()
+        server.close()
+        parts.close()
+    print("dicepad: stopped", flush=True)
+    return 0
+
+
+def _watchdog(notifier: Notifier, healthy: Callable[[], bool], stop: threading.Event) -> None:
+    """Ping systemd's watchdog every ``watchdog_interval`` s while the app is healthy; a
+    silent watchdog makes systemd restart us."""
+    interval = notifier.watchdog_interval
+    if interval is None:
+        return
+    while not stop.wait(interval):
+        try:
+            ok = healthy()
+        except Exception:  # a crashing health check is an unhealthy app
+            ok = False
+        if ok:
+            notifier.watchdog()
