@@ -71,6 +71,7 @@ class Turn:
     roll: Dice = ()
     rerolling: int = 0
     hot: bool = False
+    may_stop: bool = False
     cycle_start: int = 0
     clause_rerolls: int = 0
 
@@ -96,6 +97,7 @@ class Turn:
             "roll": list(self.roll),
             "rerolling": self.rerolling,
             "hot": self.hot,
+            "may_stop": self.may_stop,
             "cycle_start": self.cycle_start,
             "clause_rerolls": self.clause_rerolls,
         }
@@ -113,6 +115,7 @@ class Turn:
             roll=tuple(obj["roll"]),
             rerolling=int(obj["rerolling"]),
             hot=bool(obj["hot"]),
+            may_stop=bool(obj["may_stop"]),
             cycle_start=int(obj["cycle_start"]),
             clause_rerolls=int(obj["clause_rerolls"]),
         )
@@ -175,13 +178,14 @@ def keep_option(turn: Turn, option: KeepOption, total: int) -> Turn:
         steps=(*turn.steps, step),
         roll=(),
         hot=hot,
+        may_stop=option.may_stop and not hot,
         cycle_start=len(turn.steps) + 1 if hot else turn.cycle_start,
     )
 
 
 def continue_roll(turn: Turn) -> Turn:
     """After a keep the player rolls again: back to waiting for dice."""
-    return replace(turn, phase="roll", hot=False)
+    return replace(turn, phase="roll", hot=False, may_stop=False)
 
 
 def apply_reroll(turn: Turn, dice: Dice, rule: CockedRule, ids: RuleIds) -> Turn:

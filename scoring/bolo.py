@@ -1,0 +1,672 @@
+"""Bolo: five-dice Farkle with full house, straights, 4/5 of a kind and the board (RULES.md 2).
+
+Each player keeps a board score. A turn is tallied only if it reaches the minimum set by the
+board at the start of the turn (650 to get on, then 350, 750 from 7000, 1000 from 9000; B-6,
+B10); a player may stop only with a non-scoring die left to pick up (B-4, B4); the first
+player to reach the target wins at once (B-7, B11). Bong hits: one per full 1000 of a banked
+turn (B-8, B12), plus one for a board of exactly 5150 (Van Halen, B14). A ``rule`` action is
+the table's vote (B-11, B17): it changes a house rule for the rest of this game and is logged.
+
+Keeps and banking follow :mod:`scoring.you_blew_it`: a ``keep`` names one legal keep of the
+roll (the player chooses between readings such as full house 500 or 1100, B-5); a ``bank``
+straight after a roll is accepted only when the roll has exactly one legal keep (C4).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field, replace
+from functools import lru_cache
+from typing import Any, Literal
+
+from scoring.actions import Action, Bank, Dice, End, Keep, Lineup, Reroll, Roll, SetRule
+from scoring.errors import IllegalActionError, RulesError
+from scoring.farkle import Combo, ComboTable, NonScoring
+from scoring.farkle_report import describe, roll_report
+from scoring.farkle_turn import (
+    RuleIds,
+    Step,
+    Turn,
+    apply_keep,
+    apply_reroll,
+    apply_roll,
+    continue_roll,
+    keep_option,
+    roll_score,
+    words,
+)
+from scoring.game import Expecting, Highlight, Outcome
+from scoring.rules import parse_rules, rules_to_json
+
+DICE = 5
+#: A single roll or a banked turn worth at least this goes to the high-roll wall.
+HIGHLIGHT_MIN = 1000
+HIT_EVERY = 1000  #: B-8: one bong hit per 1000 points of a turn
+
+IDS = RuleIds(keep="B-2", hot="B-4", cocked="B-9/B16")
+
+
+def _opt(default: Any, help: str, choices: tuple[Any, ...] | None = None, **more: Any) -> Any:
+    meta: dict[str, Any] = {"help": help, **more}
+    if choices is not None:
+        meta["choices"] = choices
+    return field(default=default, metadata=meta)
+
+
+@dataclass(frozen=True)
+class HouseRules:
+    """Every Bolo ambiguity of RULES.md 2.2 (B1-B17) with its default."""
+
+    start_order_ties: str = _opt(
+        "reroll", "B1: tied start rolls roll again (the order is set with a line-up)", ("reroll",)
+    )
+    four_of_a_kind: str = _opt(
+        "double_triple",
+        "B2: four of a kind = 2 x the triple (four 1s 2000), or triple plus a single",
+        ("double_triple", "triple_plus_single"),
+    )
+    five_ones_wins_instantly: bool = _opt(False, "B3: keeping five 1s wins the game at once")
+    non_scoring_die: str = _opt(
+        "face_count_lt_3",
+        "B4: a non-scoring die (to stop) is a 2/3/4/6 showing fewer than three times, or any "
+        "2/3/4/6 not counted",
+        ("face_count_lt_3", "player_choice"),
+    )
+    all_scoring_roll_takes_all: bool = _opt(
+        True, "B5: when every rolled die scores, all must be kept and five rolled again"
+    )
+    full_house_distinct_pair: bool = _opt(
+        True, "B6: a full house needs a pair of another face (five of a kind is not one)"
+    )
+    below_min_may_pass: bool = _opt(
+        True, "B9: a player below the minimum may stop; the turn scores nothing"
+    )
+    entry_min: int = _opt(650, "B10: points in one turn to get on the board")
+    take_min: int = _opt(350, "B10: minimum turn to take once on the board")
+    take_min_7000: int = _opt(750, "B10: minimum turn with a board of 7000 or more")
+    take_min_9000: int = _opt(1000, "B10: minimum turn with a board of 9000 or more")
+    target: int = _opt(10000, "B-7/B11: board score that wins", range=(50, 1000000))
+    final_round: bool = _opt(
+        False, "B11: after a player reaches the target every other player has one more turn"
+    )
+    hits_on: str = _opt(
+        "banked_turn",
+        "B12: bong hits count on banked, tallied turns only, or on every turn total",
+        ("banked_turn", "turn_total_even_if_bolo"),
+    )
+    yahtzee_clause: bool = _opt(
+        True, "B13: kept three/four of a 2/3/4/6 and the rest rolled the same face: re-roll them"
+    )
+    yahtzee_rerolls: int = _opt(1, "B13: Yahtzee-clause re-rolls per cycle (0 = unlimited)")
+    van_halen: bool = _opt(True, "B14: a board of exactly van_halen_score earns a bonus bong hit")
+    van_halen_score: int = _opt(5150, "B14: the Van Halen board score")
+    high_roller_min: int = _opt(5000, "B15: a single roll worth this signs the pad")
+    sloppy_dice: str = _opt(
+        "reroll_offending",
+        "B16/C1: off-pad or cocked dice: re-roll only them, or every die just rolled",
+        ("reroll_offending", "reroll_all_just_rolled"),
+    )
+    rule_overrides: str = _opt(
+        "per_game", "B17: a vote changes a rule for the rest of this game only", ("per_game",)
+    )
+
+
+@lru_cache(maxsize=64)
+def table(rules: HouseRules = HouseRules()) -> ComboTable:
+    """The combination table of B-3 under these house rules (B2, B4-B6)."""
+    combos = [Combo.single(1, 100), Combo.single(5, 50)]
+    for face in range(1, 7):
+        triple = 1000 if face == 1 else 100 * face
+        combos.append(Combo.of_a_kind(face, 3, triple))
+        if rules.four_of_a_kind == "double_triple":
+            combos.append(Combo.of_a_kind(face, 4, 2 * triple))
+        combos.append(Combo.of_a_kind(face, 5, 10000 if face == 1 else 5000))
+    for face in range(1, 7):
+        for pair in range(1, 7):
+            if pair != face or not rules.full_house_distinct_pair:
+                dice = (face,) * 3 + (pair,) * 2
+                combos.append(Combo.made_of(f"full house {words(dice)}", dice, 500))
+    combos.append(Combo.made_of("straight 1-5", (1, 2, 3, 4, 5), 1000))
+    combos.append(Combo.made_of("straight 2-6", (2, 3, 4, 5, 6), 1000))
+    non_scoring: NonScoring = (
+        "player_choice" if rules.non_scoring_die == "player_choice" else "face_count_lt_3"
+    )
+    return ComboTable(
+        "bolo",
+        DICE,
+        tuple(combos),
+        all_scoring_takes_all=rules.all_scoring_roll_takes_all,
+        stop_rule="non_scoring_left",
+        non_scoring=non_scoring,
+    )
+
+
+def minimum(rules: HouseRules, board: int, on_board: bool) -> int:
+    """The least turn that is tallied, from the board at the start of the turn (B10)."""
+    if not on_board:
+        return rules.entry_min
+    if board >= 9000:
+        return rules.take_min_9000
+    if board >= 7000:
+        return rules.take_min_7000
+    return rules.take_min
+
+
+TurnStatus = Literal["banked", "bolo", "passed"]
+
+
+@dataclass(frozen=True)
+class TurnRecord:
+    """One finished turn: ``points`` made (lost on a BOLO), ``tallied`` onto the board."""
+
+    player: str
+    points: int
+    status: TurnStatus
+    tallied: int
+    hits: int
+    board: int
+    minimum: int
+    steps: tuple[Step, ...] = ()
+    notes: tuple[str, ...] = ()
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "player": self.player,
+            "points": self.points,
+            "status": self.status,
+            "tallied": self.tallied,
+            "hits": self.hits,
+            "board": self.board,
+            "minimum": self.minimum,
+            "steps": [s.to_json() for s in self.steps],
+            "notes": list(self.notes),
+        }
+
+    @staticmethod
+    def from_json(obj: Any) -> TurnRecord:
+        status = obj["status"]
+        if status not in ("banked", "bolo", "passed"):
+            raise ValueError(f"unknown turn status {status!r}")
+        return TurnRecord(
+            str(obj["player"]),
+            int(obj["points"]),
+            status,
+            int(obj["tallied"]),
+            int(obj["hits"]),
+            int(obj["board"]),
+            int(obj["minimum"]),
+            tuple(Step.from_json(s) for s in obj["steps"]),
+            tuple(obj["notes"]),
+        )
+
+
+@dataclass(frozen=True)
+class State:
+    """A whole Bolo game (immutable)."""
+
+    rules: HouseRules
+    players: tuple[str, ...]
+    boards: tuple[int, ...]
+    on_board: tuple[bool, ...]
+    hits: tuple[int, ...]
+    current: int = 0
+    turn: Turn = field(default_factory=Turn)
+    turns: tuple[TurnRecord, ...] = ()
+    overrides: tuple[tuple[str, Any], ...] = ()
+    final_turns: int | None = None
+    over: bool = False
+    winners: tuple[str, ...] = ()
+    reason: str = ""
+
+    @property
+    def player(self) -> str:
+        return self.players[self.current]
+
+    def minimum(self) -> int:
+        i = self.current
+        return minimum(self.rules, self.boards[i], self.on_board[i])
+
+
+def _set(values: tuple[Any, ...], i: int, value: Any) -> tuple[Any, ...]:
+    return (*values[:i], value, *values[i + 1 :])
+
+
+def _decide(state: State, why: str) -> State:
+    best = max(state.boards)
+    leaders = tuple(p for p, b in zip(state.players, state.boards, strict=True) if b == best)
+    return replace(state, over=True, winners=leaders, reason=why, turn=Turn())
+
+
+def _finish_turn(state: State, record: TurnRecord) -> State:
+    """Write the turn down, pass the dice, check the end (B-7, B11)."""
+    i = state.current
+    state = replace(
+        state,
+        boards=_set(state.boards, i, record.board),
+        hits=_set(state.hits, i, state.hits[i] + record.hits),
+        on_board=_set(state.on_board, i, state.on_board[i] or record.tallied > 0),
+        turns=(*state.turns, record),
+        current=(i + 1) % len(state.players),
+        turn=Turn(),
+    )
+    rules = state.rules
+    if state.final_turns is not None:
+        state = replace(state, final_turns=state.final_turns - 1)
+        if state.final_turns == 0:
+            return _decide(state, "every other player had a final turn")
+    elif record.board >= rules.target:
+        why = f"{record.player} reached {rules.target} with {record.board}"
+        if not rules.final_round:
+            return replace(state, over=True, winners=(record.player,), reason=why)
+        state = replace(state, final_turns=len(state.players) - 1)
+    return state
+
+
+def _turn_hits(rules: HouseRules, points: int, tallied: bool) -> int:
+    if tallied or rules.hits_on == "turn_total_even_if_bolo":
+        return points // HIT_EVERY
+    return 0
+
+
+def yahtzee_ready(state: State) -> bool:
+    """B13: the kept dice of this cycle are three or four of one face 2/3/4/6, kept from one
+    roll, and the blown roll shows only that face; re-rolls left."""
+    turn, rules = state.turn, state.rules
+    if turn.phase != "blown" or not rules.yahtzee_clause:
+        return False
+    if rules.yahtzee_rerolls and turn.clause_rerolls >= rules.yahtzee_rerolls:
+        return False
+    kept = turn.kept
+    return (
+        len(turn.cycle_steps()) == 1
+        and len(kept) in (3, 4)
+        and len(set(kept)) == 1
+        and kept[0] in (2, 3, 4, 6)
+        and set(turn.roll) == {kept[0]}
+    )
+
+
+def _settle(state: State) -> State:
+    """Apply a pending BOLO (the roll stood until the next action; see farkle_turn)."""
+    if state.turn.phase != "blown" or state.over:
+        return state
+    turn, i = state.turn, state.current
+    notes = ("bolo after five of a kind",) if _after_five(turn.steps) else ()
+    record = TurnRecord(
+        state.player,
+        turn.points,
+        "bolo",
+        0,
+        _turn_hits(state.rules, turn.points, False),
+        state.boards[i],
+        state.minimum(),
+        turn.steps,
+        notes,
+    )
+    return _finish_turn(state, record)
+
+
+def _after_five(steps: tuple[Step, ...]) -> bool:
+    return bool(steps) and any(c.startswith("five ") for c in steps[-1].combos)
+
+
+def _bank(state: State, *, win: bool = False) -> State:
+    turn, rules, i = state.turn, state.rules, state.current
+    least = state.minimum()
+    board = state.boards[i]
+    notes: list[str] = []
+    if turn.points < least and not win:
+        if not rules.below_min_may_pass:
+            raise IllegalActionError(
+                f"B9 (below_min_may_pass=false): {turn.points} is below the minimum of "
+                f"{least}; keep rolling"
+            )
+        record = TurnRecord(
+            state.player,
+            turn.points,
+            "passed",
+            0,
+            _turn_hits(rules, turn.points, False),
+            board,
+            least,
+            turn.steps,
+            (f"below the minimum of {least}: not tallied",),
+        )
+        return _finish_turn(state, record)
+    board += turn.points
+    hits = _turn_hits(rules, turn.points, True)
+    if rules.van_halen and board == rules.van_halen_score:
+        hits += 1
+        notes.append(f"Van Halen: exactly {board}")
+    if win:
+        notes.append("five 1s win at once")
+    record = TurnRecord(
+        state.player,
+        turn.points,
+        "banked",
+        turn.points,
+        hits,
+        board,
+        least,
+        turn.steps,
+        tuple(notes),
+    )
+    state = _finish_turn(state, record)
+    if win and not state.over:
+        state = replace(
+            state, over=True, winners=(record.player,), reason=f"{record.player} kept five 1s"
+        )
+    return state
+
+
+def _cocked(rules: HouseRules) -> Literal["reroll_offending", "reroll_all_just_rolled"]:
+    if rules.sloppy_dice == "reroll_all_just_rolled":
+        return "reroll_all_just_rolled"
+    return "reroll_offending"
+
+
+class Bolo:
+    """The Bolo rules (stateless; see :data:`GAME`)."""
+
+    name = "bolo"
+    title = "Bolo"
+    rules_prefix = "bolo"
+    rules_type = HouseRules
+    uses_teams = False
+
+    def new(
+        self,
+        *,
+        players: Sequence[str] | None = None,
+        teams: Mapping[str, Sequence[str]] | None = None,
+        rules: Mapping[str, object] | HouseRules | None = None,
+    ) -> State:
+        parsed = self.parse_rules(rules)
+        if teams is not None:
+            raise ValueError("Bolo is played by players, not teams")
+        names = tuple(str(p).strip() for p in players or ())
+        if not names or any(not n for n in names):
+            raise ValueError("B-1: Bolo needs at least one named player")
+        if len(set(names)) != len(names):
+            raise ValueError("B-1: player names must be unique")
+        n = len(names)
+        return State(parsed, names, (0,) * n, (False,) * n, (0,) * n)
+
+    def parse_rules(self, rules: Mapping[str, object] | HouseRules | None) -> HouseRules:
+        if isinstance(rules, HouseRules):
+            return rules
+        return parse_rules(HouseRules, rules, self.rules_prefix)
+
+    # -- play ----------------------------------------------------------------------------
+    def apply(self, state: State, action: Action) -> State:
+        if isinstance(action, Reroll) and state.turn.phase in ("keep", "blown"):
+            return self._apply_reroll(state, action)
+        state = _settle(state)
+        if state.over:
+            raise IllegalActionError("B-7: the game is over")
+        turn = state.turn
+        tbl = table(state.rules)
+        if isinstance(action, Roll):
+            if turn.phase == "decide":
+                turn = continue_roll(turn)
+            return replace(state, turn=apply_roll(turn, action.dice, DICE, tbl, IDS))
+        if isinstance(action, Keep) and not isinstance(action, Reroll):
+            turn = apply_keep(turn, action.dice, DICE, tbl, IDS)
+            state = replace(state, turn=turn)
+            if state.rules.five_ones_wins_instantly and "five 1s" in turn.steps[-1].combos:
+                return _bank(state, win=True)
+            return state
+        if isinstance(action, Bank):
+            return self._apply_bank(state, tbl)
+        if isinstance(action, Reroll):
+            raise IllegalActionError(f"{IDS.cocked}: a re-roll follows a roll, before any keep")
+        if isinstance(action, SetRule):
+            return self._apply_rule(state, action)
+        if isinstance(action, Lineup):
+            if state.turns or state.turn.started:
+                raise IllegalActionError("B-1: the order of play is set before the first roll")
+            if sorted(action.order) != sorted(state.players):
+                raise IllegalActionError(
+                    f"B-1: the order must name every player once: {', '.join(state.players)}"
+                )
+            return replace(state, players=tuple(action.order))
+        if isinstance(action, End):
+            return replace(state, over=True, winners=(), reason="ended by the scorekeeper")
+        raise IllegalActionError(f"Bolo has no {action.type!r} action")
+
+    def _apply_reroll(self, state: State, action: Reroll) -> State:
+        if action.reason == "yahtzee":
+            if not yahtzee_ready(state):
+                raise IllegalActionError(
+                    "B13: the Yahtzee clause applies only when the three or four kept dice "
+                    "of one face 2/3/4/6 are matched by every die of the next roll"
+                )
+            if action.dice and tuple(sorted(action.dice)) != state.turn.roll:
+                raise IllegalActionError(f"B13: re-roll all of {words(state.turn.roll)}")
+            turn = replace(
+                state.turn,
+                phase="reroll",
+                roll=(),
+                rerolling=len(state.turn.roll),
+                clause_rerolls=state.turn.clause_rerolls + 1,
+            )
+            return replace(state, turn=turn)
+        if state.over and state.turn.phase != "blown":
+            raise IllegalActionError("B-7: the game is over")
+        return replace(state, turn=apply_reroll(state.turn, action.dice, _cocked(state.rules), IDS))
+
+    def _apply_bank(self, state: State, tbl: ComboTable) -> State:
+        turn = state.turn
+        if turn.phase == "keep":
+            options = roll_score(turn, tbl).options
+            if len(options) != 1:
+                listed = "; ".join(f"{words(o.keep)} ({o.points})" for o in options)
+                raise IllegalActionError(
+                    f"B-5: choose which dice to keep before stopping: {listed}"
+                )
+            turn = keep_option(turn, options[0], DICE)
+            state = replace(state, turn=turn)
+        if turn.phase != "decide":
+            raise IllegalActionError("B-2: stop after keeping scoring dice from a roll")
+        if turn.hot:
+            raise IllegalActionError(
+                "B-4: every die rolled scored: pick up all five and continue the turn"
+            )
+        if not turn.may_stop:
+            raise IllegalActionError(
+                "B-4: a player may stop only with a non-scoring die left to pick up"
+            )
+        return _bank(state)
+
+    def _apply_rule(self, state: State, action: SetRule) -> State:
+        current = rules_to_json(state.rules)
+        short = action.name.removeprefix(self.rules_prefix + ".")
+        if short == "rule_overrides":
+            raise IllegalActionError("B17: rule_overrides cannot be voted on")
+        try:
+            rules = parse_rules(HouseRules, {**current, action.name: action.value}, "bolo")
+        except RulesError as exc:
+            raise IllegalActionError(f"B17: {exc}") from None
+        return replace(state, rules=rules, overrides=(*state.overrides, (short, action.value)))
+
+    def legal_actions(self, state: State) -> list[Action]:
+        out: list[Action] = []
+        if state.turn.phase in ("keep", "blown"):
+            out.append(Reroll(()))
+            if yahtzee_ready(state):
+                out.append(Reroll(state.turn.roll, "yahtzee"))
+        settled = _settle(state)
+        if settled.over:
+            return out
+        turn = settled.turn
+        if turn.phase == "keep":
+            options = roll_score(turn, table(settled.rules)).options
+            out.extend(Keep(o.keep) for o in options)
+            if len(options) == 1 and options[0].may_stop and self._may_bank_points(settled):
+                out.append(Bank())
+        elif turn.phase == "decide" and turn.may_stop and self._may_bank_points(settled):
+            out.append(Bank())
+        if not settled.turns and not turn.started:
+            out.append(Lineup(settled.players))
+        out.append(End())
+        return out
+
+    @staticmethod
+    def _may_bank_points(state: State) -> bool:
+        return state.rules.below_min_may_pass or state.turn.points >= state.minimum()
+
+    def expecting(self, state: State) -> Expecting:
+        if yahtzee_ready(state):
+            n = len(state.turn.roll)
+            text = f"{state.player}: Yahtzee clause! re-roll the {n} {state.turn.roll[0]}s"
+            return Expecting(state.player, "reroll", n, text)
+        settled = _settle(state)
+        if settled.over:
+            return Expecting(None, "none", 0, f"Game over: {settled.reason}")
+        player, turn = settled.player, settled.turn
+        n = turn.dice_wanted(DICE)
+        dice = f"{n} {'die' if n == 1 else 'dice'}"
+        if turn.phase == "keep":
+            count = len(roll_score(turn, table(settled.rules)).options)
+            return Expecting(player, "keep", 0, f"{player}: keep scoring dice ({count} choices)")
+        if turn.phase == "decide" and turn.may_stop:
+            least = settled.minimum()
+            take = "stop" if turn.points >= least else f"pass (under {least})"
+            text = f"{player}: roll {dice} or {take} with {turn.points}"
+            return Expecting(player, "roll_or_bank", n, text)
+        if turn.phase == "reroll":
+            return Expecting(player, "roll", n, f"{player}: re-roll {dice}")
+        if turn.hot:
+            text = f"{player}: all dice scored! roll all five again ({turn.points} so far)"
+        elif turn.steps:
+            text = f"{player}: roll {dice} ({turn.points} so far)"
+        else:
+            text = f"{player}: roll {dice} (needs {settled.minimum()} to take points)"
+        return Expecting(player, "roll", n, text)
+
+    def outcome(self, state: State) -> Outcome | None:
+        settled = _settle(state)
+        return Outcome(settled.winners, settled.reason) if settled.over else None
+
+    def highlights(self, before: State, action: Action, after: State) -> tuple[Highlight, ...]:
+        """Rolls and banked turns of 1000+, high rollers (B-10/B15), Van Halen (B14)."""
+        out: list[Highlight] = []
+        rules = before.rules
+        if before.turn.phase == "blown" and not (
+            isinstance(action, Reroll) and after.turn.phase == "reroll"
+        ):
+            record = _settle(before).turns[-1]
+            if "bolo after five of a kind" in record.notes:
+                text = f"{record.player} BOLOed right after five of a kind"
+                out.append(Highlight("high_roller", record.player, record.points, (), text))
+        if not isinstance(action, Keep | Bank) or isinstance(action, Reroll):
+            return tuple(out)
+        settled = _settle(before)
+        prior = settled.turn.steps
+        banked = after.turns[-1] if len(after.turns) > len(settled.turns) else None
+        steps = banked.steps if banked is not None else after.turn.steps
+        player = banked.player if banked is not None else after.player
+        if len(steps) > len(prior):
+            step = steps[-1]
+            if step.points >= rules.high_roller_min:
+                text = f"{player}: HIGH ROLLER, {step.points} in one roll ({words(step.roll)})"
+                out.append(Highlight("high_roller", player, step.points, step.roll, text))
+            elif step.points >= HIGHLIGHT_MIN:
+                text = f"{player}: {step.points} in one roll ({words(step.roll)})"
+                out.append(Highlight("roll", player, step.points, step.roll, text))
+        if banked is not None and banked.status == "banked":
+            if banked.points >= HIGHLIGHT_MIN:
+                text = f"{player} took {banked.points} in one turn ({banked.hits} bong hits)"
+                out.append(Highlight("turn", player, banked.points, (), text))
+            if any(n.startswith("Van Halen") for n in banked.notes):
+                text = f"{player}: Van Halen! exactly {banked.board}"
+                out.append(Highlight("van_halen", player, banked.board, (), text))
+        return tuple(out)
+
+    # -- JSON ----------------------------------------------------------------------------
+    def state_to_json(self, state: State) -> dict[str, Any]:
+        settled = _settle(state)
+        outcome = self.outcome(state)
+        rules = state.rules
+        turn = state.turn
+        options: list[dict[str, Any]] = []
+        if turn.phase == "keep":
+            options = [o.to_json() for o in roll_score(turn, table(rules)).options]
+        players = state.players
+        return {
+            "game": self.name,
+            "rules": rules_to_json(rules),
+            "players": list(players),
+            "scores": dict(zip(players, settled.boards, strict=True)),
+            "over": outcome is not None,
+            "winner": outcome.winner if outcome else None,
+            "winners": list(outcome.winners) if outcome else [],
+            "reason": outcome.reason if outcome else "",
+            "expecting": self.expecting(state).to_json(),
+            "player": None if settled.over else settled.player,
+            "boards": dict(zip(players, state.boards, strict=True)),
+            "on_board": dict(zip(players, state.on_board, strict=True)),
+            "hits": dict(zip(players, state.hits, strict=True)),
+            "bong_hits": dict(zip(players, settled.hits, strict=True)),
+            "minimum": {
+                p: minimum(rules, b, o)
+                for p, b, o in zip(players, settled.boards, settled.on_board, strict=True)
+            },
+            "thresholds": {
+                "entry": rules.entry_min,
+                "take": rules.take_min,
+                "from_7000": rules.take_min_7000,
+                "from_9000": rules.take_min_9000,
+            },
+            "current": state.current,
+            "turn": turn.to_json(),
+            "turn_points": turn.points,
+            "dice_left": turn.dice_wanted(DICE),
+            "current_roll": list(turn.roll) if turn.phase in ("keep", "blown") else [],
+            "blown": turn.phase == "blown",
+            "yahtzee_clause": yahtzee_ready(state),
+            "options": options,
+            "turns": [t.to_json() for t in state.turns],
+            "overrides": [{"name": n, "value": v} for n, v in state.overrides],
+            "final_turns": state.final_turns,
+            "state_over": state.over,
+            "state_winners": list(state.winners),
+            "state_reason": state.reason,
+        }
+
+    def state_from_json(self, obj: Mapping[str, Any]) -> State:
+        if obj.get("game") != self.name:
+            raise ValueError(f"not a {self.title} state: game={obj.get('game')!r}")
+        players = tuple(map(str, obj["players"]))
+        final = obj["final_turns"]
+        return State(
+            rules=self.parse_rules(obj["rules"]),
+            players=players,
+            boards=tuple(int(obj["boards"][p]) for p in players),
+            on_board=tuple(bool(obj["on_board"][p]) for p in players),
+            hits=tuple(int(obj["hits"][p]) for p in players),
+            current=int(obj["current"]),
+            turn=Turn.from_json(obj["turn"]),
+            turns=tuple(TurnRecord.from_json(t) for t in obj["turns"]),
+            overrides=tuple((str(o["name"]), o["value"]) for o in obj["overrides"]),
+            final_turns=None if final is None else int(final),
+            over=bool(obj["state_over"]),
+            winners=tuple(obj["state_winners"]),
+            reason=str(obj["state_reason"]),
+        )
+
+    # -- dicepad score -------------------------------------------------------------------
+    def score_report(
+        self, dice: Dice, rules: Any = None, *, bid: tuple[int, int] | None = None
+    ) -> dict[str, Any]:
+        if bid is not None:
+            raise ValueError("--bid is for gords only")
+        return roll_report(self.name, dice, table(self.parse_rules(rules)))
+
+    def describe_report(self, report: Mapping[str, Any]) -> str:
+        return describe(report, all_dice_word="all five")
+
+
+GAME = Bolo()
+
+__all__ = ["GAME", "Bolo", "HouseRules", "State", "TurnRecord", "minimum", "table"]
