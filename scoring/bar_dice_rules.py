@@ -1,0 +1,75 @@
+"""Bar Dice house rules (RULES.md 3.2, D1-D17, and C1): every ambiguity a named field."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+
+def _opt(default: object, help_: str, choices: tuple[object, ...] | None = None) -> Any:
+    """A field with the metadata :func:`scoring.rules.parse_rules` reads."""
+    meta: dict[str, object] = {"help": help_}
+    if choices is not None:
+        meta["choices"] = choices
+    return field(default=default, metadata=meta)
+
+
+@dataclass(frozen=True)
+class HouseRules:
+    """The options of ``bardice.*``; defaults are RULES.md's proposals."""
+
+    order_ties: str = _opt(
+        "reroll", "D1: players tied for the highest order die roll again", ("reroll",)
+    )
+    five_aces_value: int = _opt(
+        56, "D2: five aces count as 56 (five 6s), 51, or 60 (beats everything)", (56, 51, 60)
+    )
+    ace_required: bool = _opt(
+        True, "D4: a hand counts only with an ace; false scores ace-less hands (2 2 3 3 4 = 23)"
+    )
+    all_nothing: str = _opt(
+        "reroll_round", "D5: when nobody's flop counts, the round is re-rolled", ("reroll_round",)
+    )
+    one_tie_all_tie: str = _opt(
+        "any_counting",
+        "D6: any two equal counting hands reset the elimination round (any_counting), only a "
+        "tie for the top does (top_only), or never: tied top hands roll off (off)",
+        ("any_counting", "top_only", "off"),
+    )
+    hammer_next: str = _opt(
+        "last_to_roll_still_in",
+        "D7: the last player still in to roll brings it back",
+        ("last_to_roll_still_in",),
+    )
+    fewer_rolls_wins_tie: bool = _opt(
+        True, "D8: the same value in fewer rolls wins (43 in one beats 43 in two)"
+    )
+    rolloff_first: str = _opt(
+        "hammer", "D9: in a roll-off the turn's hammer flops first", ("hammer",)
+    )
+    first_farm_needs_ace: bool = _opt(
+        True, "D11: the first dice farmed in a turn must include an ace"
+    )
+    too_lucky: str = _opt(
+        "five_aces_one_throw",
+        "D13: 'too lucky' is five aces in one throw of all five dice, or five aces in a final hand",
+        ("five_aces_one_throw", "five_aces_in_final_hand"),
+    )
+    cocked_reroll_counts: bool = _opt(
+        False, "D14: a cocked throw counts toward the pace (multi-roll turns only)"
+    )
+    dropped_die: str = _opt(
+        "reroll_that_die",
+        "D15: a dropped die is re-rolled alone, the roll count unchanged (and a gin shot)",
+        ("reroll_that_die",),
+    )
+    all_day_elimination: bool = _opt(
+        False, "D16: with three or more players, elimination turns take up to three rolls"
+    )
+    best_of: int = _opt(3, "D17: the sponsor phase is best of 3 (or 5) turns", (3, 5))
+    cocked_dice: str = _opt(
+        "reroll_all_just_rolled",
+        "C1/D-16: a cocked or stacked die means re-rolling every die just rolled, "
+        "or only the offending dice",
+        ("reroll_all_just_rolled", "reroll_offending"),
+    )
