@@ -1,0 +1,137 @@
+"""The demo camera: endless synthetic throws, so a newcomer sees the whole product without
+hardware (``dicepad serve`` uses it by default).
+
+Throws come from :func:`vision.synth.throw_sequence` and chain like a real game: a hand picks
+up the dice left on the pad, throws them, they tumble and settle, a hand takes some away, and
+the rest are thrown next. Now and then a die ends cocked (leaning) or sloppy (off the pad),
+so the re-roll paths show too. Everything is seeded: the same seed gives the same evening.
+"""
+
+from __future__ import annotations
+
+from dataclasses import replace
+
+import numpy as np
+
+from hardware.clock import REAL_CLOCK, Clock
+from hardware.frames import Frame, FrameSource, make_frame
+from hardware.pacing import Pacer
+from vision import synth
+
+
+class DemoSource(FrameSource):
+    """Synthetic throws of ``n_dice`` dice at ``fps`` (None: as fast as asked).
+
+    ``cocked`` and ``sloppy`` are the chances that a throw leaves one die leaning or off the
+    pad. :attr:`truth` is the ground truth of the last frame read (for tests and benchmarks).
+    """
+
+    kind = "demo"
+    hint = "the synthetic camera failed, which is a bug: please report it"
+
+    def __init__(
+        self,
+        *,
+        seed: int = 0,
+        fps: float | None = 30.0,
+        size: tuple[int, int] = (640, 480),
+        n_dice: int = 5,
+        cocked: float = 0.12,
+        sloppy: float = 0.08,
+        clock: Clock = REAL_CLOCK,
+    ) -> None:
+        if not 1 <= n_dice <= 10:
+            raise ValueError("the demo throws 1-10 dice")
+        if not (0 <= cocked <= 1 and 0 <= sloppy <= 1 and cocked + sloppy <= 1):
+            raise ValueError("cocked and sloppy are chances that add up to at most 1")
+        self.seed = seed
+        self.size = size
+        self.n_dice = n_dice
+        self.cocked = cocked
+        self.sloppy = sloppy
+        self._fps = fps
+        self._clock = clock
+        self._pacer = Pacer(fps, clock)
+        self._rng = np.random.default_rng(seed)
+        self._throw = self._plan(None, ())
+        self._index = 0
+        self._seq = 0
+        self.throws = 1
+        """Throws started so far (the current one included)."""
+        self.truth: synth.FrameTruth | None = None
+
+    def describe(self) -> str:
+        return f"demo: synthetic throws, seed {self.seed} ({self.size[0]}×{self.size[1]})"
+
+    def _plan(
+        self, base: synth.Scene | None, before: tuple[synth.DieSpec, ...]
+    ) -> synth.ThrowSequence:
+        throw = synth.throw_sequence(
+            self._rng,
+            base=base,
+            n_dice=len(before) or self.n_dice,
+            before=before,
+            size=self.size,
+            fps=self._fps or 30.0,
+        )
+        roll = float(self._rng.random())
+        if roll < self.cocked + self.sloppy and throw.tumbles:
+            throw = self._spoil(throw, sloppy=roll >= self.cocked)
+        return throw
+
+    def _spoil(self, throw: synth.ThrowSequence, *, sloppy: bool) -> synth.ThrowSequence:
+        """Make one die of the throw land cocked (leaning ~25°) or just off the pad."""
+        k = int(self._rng.integers(len(throw.tumbles)))
+        tumble = throw.tumbles[k]
+        final = tumble.final
+        if sloppy:
+            final = self._off_pad(throw.base, final)
+        else:
+            final = replace(
+                final,
+                tilt_deg=float(self._rng.uniform(18, 32)),
+                tilt_dir_deg=float(self._rng.uniform(0, 360)),
+            )
+        tumbles = (*throw.tumbles[:k], replace(tumble, final=final), *throw.tumbles[k + 1 :])
+        # a spoilt roll is re-thrown whole: nobody keeps dice from it
+        return replace(throw, tumbles=tumbles, kept=(), takes=(), keep_hand=None)
+
+    def _off_pad(self, base: synth.Scene, die: synth.DieSpec) -> synth.DieSpec:
+        """``die`` moved just past the nearest pad edge where it stays in view (checked by
+        rendering it alone); unchanged if no side has room."""
+        pad = base.pad
+        (cx, cy), (pw, ph) = pad.centre_mm, pad.size_mm
+        x, y = die.xy_mm
+        gap = 0.8 * die.size_mm
+        sides = sorted(
+            [
+                (cx + pw / 2 - x, (cx + pw / 2 + gap, y)),
+                (x - (cx - pw / 2), (cx - pw / 2 - gap, y)),
+                (cy + ph / 2 - y, (x, cy + ph / 2 + gap)),
+                (y - (cy - ph / 2), (x, cy - ph / 2 - gap)),
+            ]
+        )
+        for _, xy in sides:
+            moved = replace(die, xy_mm=xy)
+            shot = synth.render(replace(base, dice=(moved,)), size=self.size, rng=self._rng)
+            truth = shot.truth.dice[0]
+            if not truth.on_pad and truth.visible > 0.95:
+                return moved
+        return die
+
+    def read(self, timeout: float) -> Frame:
+        self._check_open()
+        stamp = self._pacer.wait(timeout)
+        if self._index >= len(self._throw):
+            self._throw = self._plan(self._throw.base, self._throw.remaining)
+            self._index = 0
+            self.throws += 1
+        shot = self._throw.frame(self._index)
+        self._index += 1
+        self.truth = shot.truth
+        frame = make_frame(shot.image, timestamp=stamp, seq=self._seq)
+        self._seq += 1
+        return frame
+
+    def _release(self) -> None:
+        self.truth = None
