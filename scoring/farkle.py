@@ -18,6 +18,7 @@ Public API (stable, used by the games and the coach): :class:`Combo`, :class:`Co
 from __future__ import annotations
 
 import itertools
+import operator
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from functools import lru_cache
@@ -46,10 +47,19 @@ def counts_of(dice: Iterable[int]) -> Counts:
 
 def dice_of(counts: Sequence[int]) -> Dice:
     """Counts per face -> sorted dice."""
-    return tuple(face for face, n in enumerate(counts, 1) for _ in range(n))
+    return _dice_of(tuple(counts))
+
+
+@lru_cache(maxsize=1024)
+def _dice_of(counts: tuple[int, ...]) -> Dice:
+    return tuple(
+        itertools.chain.from_iterable(itertools.repeat(f, n) for f, n in enumerate(counts, 1))
+    )
 
 
 def _contains(big: Sequence[int], small: Sequence[int], times: int = 1) -> bool:
+    if times == 1:
+        return all(map(operator.ge, big, small))
     return all(b >= s * times for b, s in zip(big, small, strict=True))
 
 
@@ -315,3 +325,4 @@ def clear_caches() -> None:
     """Forget memoised results (benchmarks measure a cold start with this)."""
     _best.cache_clear()
     _keeps.cache_clear()
+    _dice_of.cache_clear()
