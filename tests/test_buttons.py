@@ -1,0 +1,172 @@
+"""Buttons and the status LED on gpiozero's MockFactory; and the app without GPIO."""
+
+from __future__ import annotations
+
+import logging
+import sys
+import threading
+import time
+from collections.abc import Iterator
+
+import pytest
+from gpiozero.pins.mock import MockFactory
+
+from hardware.buttons import ButtonConfig, ButtonEvent, Buttons, open_buttons
+
+CONFIG = ButtonConfig(bank_pin=17, undo_pin=27, led_pin=22, undo_hold_s=0.1, bounce_s=None)
+
+
+class Events:
+    def __init__(self) -> None:
+        self.got: list[ButtonEvent] = []
+        self.changed = threading.Event()
+
+    def __call__(self, event: ButtonEvent) -> None:
+        self.got.append(event)
+        self.changed.set()
+
+
+@pytest.fixture
+def factory() -> Iterator[MockFactory]:
+    f = MockFactory()
+    yield f
+    f.close()
+
+
+@pytest.fixture
+def rig(factory: MockFactory) -> Iterator[tuple[Buttons, Events, MockFactory]]:
+    events = Events()
+    with Buttons(CONFIG, events, pin_factory=factory) as buttons:
+        yield buttons, events, factory
+
+
+def test_bank_press_emits_bank(rig: tuple[Buttons, Events, MockFactory]) -> None:
+    _, events, factory = rig
+    pin = factory.pin(17)
+    pin.drive_low()  # pressed: wired to ground, pulled up
+    pin.drive_high()
+    assert events.got == [ButtonEvent.BANK]
+    assert ButtonEvent.BANK == "bank"
+
+
+def test_undo_needs_a_hold(rig: tuple[Buttons, Events, MockFactory]) -> None:
+    _, events, factory = rig
+    pin = factory.pin(27)
+    pin.drive_low()
+    pin.drive_high()  # a brush against the button
+    time.sleep(0.15)
+    assert events.got == []
+    pin.drive_low()
+    assert events.changed.wait(1.0)
+    pin.drive_high()
+    assert events.got == [ButtonEvent.UNDO]
+
+
+def test_led_on_when_ready_blinking_when_offline(rig: tuple[Buttons, Events, MockFactory]) -> None:
+    buttons, _, factory = rig
+    led = factory.pin(22)
+    buttons.show_status(ready=True)
+    assert led.state
+    buttons.show_status(ready=False)
+    time.sleep(0.05)
+    buttons.show_status(ready=False)  # repeating does not restart the blink
+    deadline = time.monotonic() + 1.5
+    states = set()
+    while time.monotonic() < deadline and len(states) < 2:
+        states.add(bool(led.state))
+        time.sleep(0.02)
+    assert states == {True, False}
+    buttons.show_status(ready=True)
+    assert led.state
+
+
+def test_a_failing_handler_is_logged_not_raised(
+    factory: MockFactory, caplog: pytest.LogCaptureFixture
+) -> None:
+    def broken(event: ButtonEvent) -> None:
+        raise RuntimeError("server busy")
+
+    with Buttons(CONFIG, broken, pin_factory=factory):
+        factory.pin(17).drive_low()
+        factory.pin(17).drive_high()
+    assert "handling button bank failed" in caplog.text
+
+
+def test_close_releases_the_pins(factory: MockFactory) -> None:
+    buttons = Buttons(CONFIG, Events(), pin_factory=factory)
+    buttons.close()
+    buttons.close()
+    Buttons(CONFIG, Events(), pin_factory=factory).close()  # the pins are free again
+
+
+def test_only_the_fitted_parts_are_used(factory: MockFactory) -> None:
+    events = Events()
+    config = ButtonConfig(bank_pin=5, undo_pin=None, led_pin=None, bounce_s=None)
+    with Buttons(config, events, pin_factory=factory) as buttons:
+        buttons.show_status(ready=False)  # no LED: nothing happens
+        assert buttons.describe() == "bank GPIO5"
+        factory.pin(5).drive_low()
+        factory.pin(5).drive_high()
+    assert events.got == [ButtonEvent.BANK]
+
+
+def test_a_busy_pin_means_no_buttons(
+    factory: MockFactory, caplog: pytest.LogCaptureFixture
+) -> None:
+    with Buttons(CONFIG, Events(), pin_factory=factory):
+        caplog.set_level(logging.WARNING)
+        assert open_buttons(CONFIG, Events(), pin_factory=factory) is None
+    assert "physical buttons disabled" in caplog.text
+
+
+def test_without_gpio_hardware_the_app_runs_on(caplog: pytest.LogCaptureFixture) -> None:
+    from gpiozero import Device
+
+    if Device.pin_factory is not None:
+        pytest.skip("a default pin factory is already loaded in this process")
+    caplog.set_level(logging.INFO)
+    buttons = open_buttons(ButtonConfig(), Events())
+    if buttons is not None:  # pragma: no cover (this machine has real GPIO)
+        buttons.close()
+        pytest.skip("this machine has GPIO")
+    assert "physical buttons disabled: GPIO not usable" in caplog.text
+
+
+def test_without_gpiozero_the_app_runs_on(
+    monkeypatch: pytest.MonkeyPatch, caplog: pytest.LogCaptureFixture
+) -> None:
+    monkeypatch.setitem(sys.modules, "gpiozero", None)  # import gpiozero -> ImportError
+    assert open_buttons(ButtonConfig(), Events()) is None
+    assert "gpiozero is not installed" in caplog.text
+
+
+def test_disabled_by_configuration(caplog: pytest.LogCaptureFixture) -> None:
+    caplog.set_level(logging.INFO)
+    assert open_buttons(ButtonConfig.parse("off"), Events()) is None
+    assert "disabled by configuration" in caplog.text
+
+
+def test_config_parsing() -> None:
+    c = ButtonConfig.parse("bank=5, undo=6, led=13, hold=2, bounce=off, active=high")
+    assert c == ButtonConfig(5, 6, 13, 2.0, None, False)
+    assert ButtonConfig.parse("led=none", base=c).led_pin is None
+    assert ButtonConfig.from_env({"DICEPAD_BUTTONS": "undo=4"}).undo_pin == 4
+    assert ButtonConfig.from_env({}) == ButtonConfig()
+    assert not ButtonConfig.parse("off").enabled
+
+
+@pytest.mark.parametrize(
+    ("text", "match"),
+    [
+        ("bank=40", "not a BCM pin"),
+        ("bank=17,undo=17", "its own GPIO pin"),
+        ("bank", "key=value"),
+        ("colour=red", "unknown key"),
+        ("hold=0", "positive"),
+        ("active=sideways", "low or high"),
+        ("bank=seventeen", "bad button setting"),
+    ],
+)
+def test_bad_config_says_what_is_wrong(text: str, match: str) -> None:
+    with pytest.raises(ValueError, match=match):
+        ButtonConfig.parse(text)
