@@ -12,6 +12,7 @@ from flask import Blueprint, Response, jsonify, request, session
 from werkzeug.exceptions import NotFound
 
 from scoring import games
+from scoring.errors import RulesError
 from scoring.rules import describe_rules
 from server import bodies
 from server.auth import NotAuthenticatedError
@@ -114,7 +115,14 @@ def create_table() -> Response:
         games.find(new.game)
     except (ValueError, ImportError) as exc:
         raise BodyError(str(exc)) from None
-    view = dicepad().tables.create(new.game, players=new.players, teams=new.teams, rules=new.rules)
+    try:
+        view = dicepad().tables.create(
+            new.game, players=new.players, teams=new.teams, rules=new.rules
+        )
+    except RulesError:
+        raise
+    except ValueError as exc:  # the game refuses the line-up
+        raise BodyError(str(exc)) from None
     response = _created(view)
     response.headers["Location"] = f"/api/tables/{view['table']}"
     return response

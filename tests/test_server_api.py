@@ -1,0 +1,400 @@
+"""The JSON API through Flask's test client: every endpoint and every error status."""
+
+from __future__ import annotations
+
+import itertools
+import json
+from collections.abc import Iterator
+from datetime import UTC, datetime, timedelta
+from pathlib import Path
+from typing import Any
+
+import pytest
+from flask import Flask
+from flask.testing import FlaskClient
+
+from scoring.actions import Roll
+from server.app import create_app
+from server.config import Config
+from server.services import dicepad
+
+PIN = "2468"
+AUTH = {"X-Dicepad-Pin": PIN}
+TEAMS = {"A": ["Ann"], "B": ["Bob"]}
+BLOW = {"type": "roll", "dice": [2, 3, 4, 6, 2, 3]}
+JPEG = b"\xff\xd8\xff\xe0a-roll"
+
+
+def _clock() -> Any:
+    n = itertools.count()
+    return lambda: datetime(2026, 11, 21, 21, 0, tzinfo=UTC) + timedelta(seconds=next(n))
+
+
+def make_app(data: Path, **overrides: Any) -> Flask:
+    settings: dict[str, Any] = {
+        "data_dir": data,
+        "pin": PIN,
+        "camera": "none",
+        "pin_scrypt_n": 2**4,  # the product uses 2**14; the tests need speed, not strength
+        "clock": _clock(),
+        "keepalive_seconds": 0.2,
+    }
+    settings.update(overrides)
+    return create_app(Config(**settings))
+
+
+@pytest.fixture
+def app(tmp_path: Path) -> Iterator[Flask]:
+    a = make_app(tmp_path)
+    yield a
+    dicepad(a).close()
+
+
+@pytest.fixture
+def client(app: Flask) -> FlaskClient:
+    return app.test_client()
+
+
+def new_table(client: FlaskClient, **body: Any) -> str:
+    r = client.post(
+        "/api/tables", json={"game": "you-blew-it", "teams": TEAMS} | body, headers=AUTH
+    )
+    assert r.status_code == 201, r.json
+    table: str = r.json["table"]  # type: ignore[index]
+    return table
+
+
+def error(r: Any, status: int) -> str:
+    assert r.status_code == status, (r.status_code, r.data[:300])
+    assert r.is_json
+    assert r.json["status"] == status
+    message: str = r.json["message"]
+    assert message
+    return message
+
+
+# -- games and tables ---------------------------------------------------------------------
+
+
+def test_games_lists_each_game_with_its_house_rules(client: FlaskClient) -> None:
+    games = {g["name"]: g for g in client.get("/api/games").json}
+    ybi = games["you-blew-it"]
+    assert ybi["title"] == "You Blew It"
+    assert ybi["uses_teams"] is True
+    target = next(r for r in ybi["rules"] if r["name"] == "ybi.target")
+    assert target["default"] == 10000
+    assert target["help"]
+
+
+def test_create_list_and_read_a_table(client: FlaskClient) -> None:
+    r = client.post(
+        "/api/tables",
+        json={"game": "you-blew-it", "teams": TEAMS, "rules": {"ybi.target": 5000}},
+        headers=AUTH,
+    )
+    assert r.status_code == 201
+    t = r.json["table"]
+    assert r.headers["Location"] == f"/api/tables/{t}"
+    assert r.json["rules"]["target"] == 5000
+    assert r.json["expecting"]["text"] == "Ann: roll 6 dice"
+    listed = client.get("/api/tables").json
+    assert [x["table"] for x in listed] == [t]
+    assert listed[0]["scores"] == {"A": 0, "B": 0}
+    got = client.get(f"/api/tables/{t}")
+    assert got.json["table"] == t
+    assert got.json["seq"] == 0
+
+
+@pytest.mark.parametrize(
+    ("body", "message"),
+    [
+        ({"game": "you-blew-it"}, "either players"),
+        ({"game": "you-blew-it", "players": ["a"], "teams": TEAMS}, "either players"),
+        ({"game": "yahtzee", "players": ["a"]}, "unknown game"),
+        ({"game": "you-blew-it", "teams": TEAMS, "colour": "red"}, "unknown field"),
+        ({"game": "you-blew-it", "players": ["a", "a"]}, "different"),
+        ({"game": "you-blew-it", "players": ["x" * 41]}, "1-40"),
+        ({"game": "you-blew-it", "players": ["a\u0007"]}, "control"),
+        ({"game": "you-blew-it", "teams": {"A": ["a"], "B": ["a"]}}, "one team"),
+        ({"game": "you-blew-it", "teams": {"A": ["a"]}}, "2 teams"),
+        ({"game": "you-blew-it", "teams": TEAMS, "rules": {"nope": 1}}, "unknown house rule"),
+        ({"game": "you-blew-it", "teams": TEAMS, "rules": {"target": "lots"}}, "whole number"),
+        ({"game": "you-blew-it", "teams": TEAMS, "rules": {"target": [1]}}, "value must be"),
+        ([1, 2], "JSON object"),
+    ],
+)
+def test_a_bad_new_table_is_400_with_the_reason(
+    client: FlaskClient, body: Any, message: str
+) -> None:
+    r = client.post("/api/tables", json=body, headers=AUTH)
+    assert message in error(r, 400)
+    assert client.get("/api/tables").json == []
+
+
+def test_bodies_must_be_json_objects_of_json_type(client: FlaskClient) -> None:
+    url = "/api/tables"
+    assert "Content-Type" in error(client.post(url, data="game=bolo", headers=AUTH), 400)
+    bad = {"Content-Type": "application/json"} | AUTH
+    assert "not valid JSON" in error(client.post(url, data="{nope", headers=bad), 400)
+    assert "not valid JSON" in error(client.post(url, data='{"a": NaN}', headers=bad), 400)
+    assert "not valid JSON" in error(client.post(url, data=b"\xff\xfe", headers=bad), 400)
+
+
+def test_oversized_bodies_are_413(client: FlaskClient) -> None:
+    t = new_table(client)
+    huge = json.dumps({"type": "roll", "dice": [1], "pad": "x" * 70_000})
+    r = client.post(
+        f"/api/tables/{t}/actions", data=huge, headers=AUTH, content_type="application/json"
+    )
+    error(r, 413)
+    assert client.get(f"/api/tables/{t}/log").json == []
+
+
+def test_unknown_tables_and_paths_are_404_and_wrong_methods_405(client: FlaskClient) -> None:
+    assert "no table" in error(client.get("/api/tables/zzzzzz"), 404)
+    error(client.get("/api/tables/zzzzzz/log"), 404)
+    error(client.get("/api/tables/zzzzzz/events"), 404)
+    error(client.post("/api/tables/zzzzzz/actions", json=BLOW, headers=AUTH), 404)
+    error(client.post("/api/tables/zzzzzz/end", headers=AUTH), 404)
+    error(client.get("/api/nothing-here"), 404)
+    r = client.get("/api/tables/zzzzzz/actions")
+    error(r, 405)
+    assert "POST" in r.headers["Allow"]
+    error(client.delete("/api/tables"), 405)
+    page = client.get("/no-such-page")  # outside /api: Flask's page, for the phone pages
+    assert page.status_code == 404
+    assert not page.is_json
+
+
+# -- actions ------------------------------------------------------------------------------
+
+
+def test_actions_apply_and_come_back_with_the_table(client: FlaskClient) -> None:
+    t = new_table(client)
+    r = client.post(
+        f"/api/tables/{t}/actions", json={"type": "roll", "dice": [1, 1, 1, 5, 2, 3]}, headers=AUTH
+    )
+    assert r.status_code == 201
+    assert r.json["seq"] == 1
+    assert r.json["source"] == "phone"
+    assert r.json["table"]["expecting"]["action"] == "keep"
+    r = client.post(
+        f"/api/tables/{t}/actions",
+        json={"type": "keep", "dice": [1, 1, 1, 5], "source": "button"},
+        headers=AUTH,
+    )
+    assert r.json["highlights"][0]["points"] == 1050
+    assert r.json["source"] == "button"
+    log = client.get(f"/api/tables/{t}/log").json
+    assert [(e["seq"], e["source"], e["action"]["type"]) for e in log] == [
+        (1, "phone", "roll"), (2, "button", "keep")]  # fmt: skip
+    assert set(log[0]) == {"seq", "at", "source", "action", "snapshot"}
+    assert [e["seq"] for e in client.get(f"/api/tables/{t}/log?since=1").json] == [2]
+
+
+@pytest.mark.parametrize(
+    ("action", "message"),
+    [
+        ({"type": "roll", "dice": [7, 1]}, "1-6"),
+        ({"type": "roll", "dice": []}, "must not be empty"),
+        ({"type": "roll"}, "list of pip values"),
+        ({"type": "teleport"}, "unknown action type"),
+        ({"dice": [1]}, "unknown action type"),
+        ({"type": "bank", "points": 5000}, "unknown field"),
+        ({"type": "roll", "dice": [1], "source": "telepathy"}, "source"),
+        ({"type": "bid", "count": True, "face": 3}, "whole number"),
+        ("roll", "JSON object"),
+    ],
+)
+def test_malformed_actions_are_400_before_the_engine(
+    client: FlaskClient, action: Any, message: str
+) -> None:
+    t = new_table(client)
+    r = client.post(f"/api/tables/{t}/actions", json=action, headers=AUTH)
+    assert message in error(r, 400)
+    assert client.get(f"/api/tables/{t}/log").json == []
+
+
+def test_illegal_actions_are_409_with_the_rules_message(client: FlaskClient) -> None:
+    t = new_table(client)
+    assert "nothing to undo" in error(
+        client.post(f"/api/tables/{t}/actions", json={"type": "undo"}, headers=AUTH), 409
+    )
+    client.post(
+        f"/api/tables/{t}/actions", json={"type": "roll", "dice": [1, 1, 1, 5, 2, 3]}, headers=AUTH
+    )
+    message = error(
+        client.post(f"/api/tables/{t}/actions", json={"type": "keep", "dice": [2]}, headers=AUTH),
+        409,
+    )
+    assert message != "illegal"
+    assert len(client.get(f"/api/tables/{t}/log").json) == 1
+
+
+def test_undo_and_fix_through_the_api(client: FlaskClient) -> None:
+    t = new_table(client)
+    post = lambda a: client.post(f"/api/tables/{t}/actions", json=a, headers=AUTH)  # noqa: E731
+    post({"type": "roll", "dice": [5, 5, 5, 5, 5, 5]})
+    r = post({"type": "fix", "dice": [1, 1, 1, 5, 2, 3]})
+    assert r.json["table"]["state"]["current_roll"] == [1, 1, 1, 2, 3, 5]
+    post({"type": "keep", "dice": [1, 1, 1, 5]})
+    assert client.get("/api/records?table=" + t).json[0]["dice"] == [1, 1, 1, 2, 3, 5]
+    r = post({"type": "undo"})
+    assert r.json["table"]["expecting"]["action"] == "keep"
+    assert client.get("/api/records?table=" + t).json == []
+    assert [e["action"]["type"] for e in client.get(f"/api/tables/{t}/log").json] == [
+        "roll", "fix", "keep", "undo"]  # fmt: skip
+
+
+def test_end_a_table(client: FlaskClient) -> None:
+    t = new_table(client)
+    error(client.post(f"/api/tables/{t}/end"), 401)
+    r = client.post(f"/api/tables/{t}/end", headers=AUTH)
+    assert r.status_code == 200
+    assert r.json["action"] == {"type": "end"}
+    assert r.json["table"]["ended"]
+    assert client.get("/api/tables").json[0]["over"] is True
+    error(client.post(f"/api/tables/{t}/actions", json=BLOW, headers=AUTH), 409)
+    error(client.post(f"/api/tables/{t}/end", headers=AUTH), 409)
+
+
+def test_polling_fallback_since_and_etag(client: FlaskClient) -> None:
+    t = new_table(client)
+    first = client.get(f"/api/tables/{t}")
+    etag = first.headers["ETag"]
+    assert client.get(f"/api/tables/{t}", headers={"If-None-Match": etag}).status_code == 304
+    client.post(f"/api/tables/{t}/actions", json=BLOW, headers=AUTH)
+    again = client.get(f"/api/tables/{t}", headers={"If-None-Match": etag})
+    assert again.status_code == 200
+    assert again.json["seq"] == 1
+    polled = client.get(f"/api/tables/{t}?since=0").json
+    assert [e["seq"] for e in polled["events"]] == [1]
+    assert polled["seq"] == 1
+    assert client.get(f"/api/tables/{t}?since=1").json["events"] == []
+    assert "whole number" in error(client.get(f"/api/tables/{t}?since=-1"), 400)
+    error(client.get(f"/api/tables/{t}/log?since=abc"), 400)
+
+
+def test_snapshots_are_served_as_jpeg(app: Flask, client: FlaskClient) -> None:
+    t = new_table(client)
+    dicepad(app).tables.apply(t, Roll((5,) * 6), source="camera", snapshot=JPEG)
+    r = client.get(f"/api/tables/{t}/snapshots/1")
+    assert r.status_code == 200
+    assert r.mimetype == "image/jpeg"
+    assert r.data == JPEG
+    assert client.get(f"/api/tables/{t}/log").json[0]["snapshot"] is True
+    error(client.get(f"/api/tables/{t}/snapshots/2"), 404)
+
+
+# -- records, health ----------------------------------------------------------------------
+
+
+def test_records_wall_and_hiding(app: Flask, client: FlaskClient) -> None:
+    t = new_table(client)
+    dicepad(app).tables.apply(t, Roll((1,) * 6), source="camera", snapshot=JPEG)
+    client.post(f"/api/tables/{t}/actions", json={"type": "keep", "dice": [1] * 6}, headers=AUTH)
+    (rec,) = client.get("/api/records?game=you-blew-it&kind=roll").json
+    assert rec["player"] == "Ann"
+    assert rec["table"] == t
+    assert rec["snapshot"] == 1
+    assert client.get("/api/records?game=bolo").json == []
+    error(client.post(f"/api/records/{rec['id']}/hide"), 401)
+    assert client.post(f"/api/records/{rec['id']}/hide", headers=AUTH).json["hidden"] is True
+    assert client.get("/api/records").json == []
+    error(client.get("/api/records?hidden=1"), 401)
+    assert client.get("/api/records?hidden=1", headers=AUTH).json[0]["hidden"] is True
+    r = client.post(f"/api/records/{rec['id']}/hide", json={"hidden": False}, headers=AUTH)
+    assert r.json["hidden"] is False
+    assert len(client.get("/api/records").json) == 1
+    error(client.post("/api/records/nope.1.0/hide", headers=AUTH), 404)
+    error(client.post(f"/api/records/{rec['id']}/hide", json={"hidden": "yes"}, headers=AUTH), 400)
+    error(client.get("/api/records?limit=0"), 400)
+
+
+def test_health_reports_components(app: Flask, client: FlaskClient) -> None:
+    r = client.get("/api/health")
+    assert r.status_code == 200
+    assert r.json["ok"] is True
+    assert r.json["components"]["camera"]["detail"].startswith("no camera")
+    assert r.json["components"]["store"]["ok"] is True
+    dicepad(app).health.report("camera", False, "cable out")  # not critical: still ok
+    assert client.get("/api/health").json["ok"] is True
+    dicepad(app).health.report("pad", False, "pad loop stuck", critical=True)
+    r = client.get("/api/health")
+    assert r.status_code == 503
+    assert r.json["components"]["pad"]["detail"] == "pad loop stuck"
+
+
+# -- the live feed ------------------------------------------------------------------------
+
+
+def _read_events(response: Any, count: int) -> list[tuple[str, str, Any]]:
+    """Read ``count`` SSE events (id, event, data) from a streaming test response."""
+    out: list[tuple[str, str, Any]] = []
+    buffer = b""
+    chunks = iter(response.response)
+    while len(out) < count:
+        buffer += next(chunks)
+        while b"\n\n" in buffer:
+            block, buffer = buffer.split(b"\n\n", 1)
+            lines = dict(x.split(": ", 1) for x in block.decode().splitlines() if ": " in x)
+            if "event" in lines:
+                out.append((lines.get("id", ""), lines["event"], json.loads(lines["data"])))
+    return out
+
+
+def test_events_stream_snapshot_then_live(app: Flask, client: FlaskClient) -> None:
+    t = new_table(client)
+    r = client.get(f"/api/tables/{t}/events", buffered=False)
+    assert r.status_code == 200
+    assert r.mimetype == "text/event-stream"
+    assert r.headers["Cache-Control"] == "no-cache"
+    ((sid, kind, data),) = _read_events(r, 1)
+    assert (sid, kind, data["table"], data["seq"]) == ("0", "state", t, 0)
+    client.post(f"/api/tables/{t}/actions", json=BLOW, headers=AUTH)
+    entry, state = _read_events(r, 2)
+    assert entry[:2] == ("1", "entry")
+    assert entry[2]["action"] == BLOW
+    assert state[:2] == ("1", "state")
+    assert state[2]["expecting"]["text"] == "Bob: roll 6 dice"
+    r.close()
+    assert dicepad(app).feed.stats().clients == 0
+
+
+def test_events_catch_up_after_last_event_id(client: FlaskClient) -> None:
+    t = new_table(client)
+    for _ in range(3):
+        client.post(f"/api/tables/{t}/actions", json=BLOW, headers=AUTH)
+    r = client.get(f"/api/tables/{t}/events", headers={"Last-Event-ID": "1"}, buffered=False)
+    got = _read_events(r, 3)
+    assert [(i, k) for i, k, _ in got] == [("2", "entry"), ("3", "entry"), ("3", "state")]
+    r.close()
+    r = client.get(f"/api/tables/{t}/events?last_event_id=3", buffered=False)
+    assert [k for _, k, _ in _read_events(r, 1)] == ["state"]  # nothing missed
+    r.close()
+    error(client.get(f"/api/tables/{t}/events", headers={"Last-Event-ID": "x"}), 400)
+
+
+def test_the_feed_is_bounded_503_past_the_limit(tmp_path: Path) -> None:
+    app = make_app(tmp_path, max_feed_clients=1)
+    client = app.test_client()
+    t = new_table(client)
+    first = client.get(f"/api/tables/{t}/events", buffered=False)
+    _read_events(first, 1)
+    r = client.get(f"/api/tables/{t}/events")
+    assert "full" in error(r, 503)
+    assert r.headers["Retry-After"]
+    first.close()
+    second = client.get(f"/api/tables/{t}/events", buffered=False)
+    assert second.status_code == 200
+    second.close()
+    dicepad(app).close()
+
+
+def test_keepalives_flow_while_the_table_is_quiet(client: FlaskClient) -> None:
+    t = new_table(client)
+    r = client.get(f"/api/tables/{t}/events", buffered=False)
+    chunks = iter(r.response)
+    seen = [next(chunks) for _ in range(3)]  # retry, state, then a keep-alive after 0.2 s
+    assert seen[2] == b": keep-alive\n\n"
+    r.close()
