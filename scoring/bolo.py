@@ -359,6 +359,26 @@ def _bank(state: State, *, win: bool = False) -> State:
     return state
 
 
+def _fields(state: State) -> dict[str, Any]:
+    """Everything :meth:`Bolo.state_from_json` needs, plus the turn sheet."""
+    players = state.players
+    return {
+        "rules": rules_to_json(state.rules),
+        "players": list(players),
+        "boards": dict(zip(players, state.boards, strict=True)),
+        "on_board": dict(zip(players, state.on_board, strict=True)),
+        "hits": dict(zip(players, state.hits, strict=True)),
+        "current": state.current,
+        "turn": state.turn.to_json(),
+        "turns": [t.to_json() for t in state.turns],
+        "overrides": [{"name": n, "value": v} for n, v in state.overrides],
+        "final_turns": state.final_turns,
+        "state_over": state.over,
+        "state_winners": list(state.winners),
+        "state_reason": state.reason,
+    }
+
+
 def _cocked(rules: HouseRules) -> Literal["reroll_offending", "reroll_all_just_rolled"]:
     if rules.sloppy_dice == "reroll_all_just_rolled":
         return "reroll_all_just_rolled"
@@ -585,18 +605,19 @@ class Bolo:
 
     # -- JSON ----------------------------------------------------------------------------
     def state_to_json(self, state: State) -> dict[str, Any]:
+        """The scoreboard view. A BOLO waiting on the pad is shown settled (boards, who is
+        next) with the blown roll in ``current_roll``; the exact unsettled state is then kept
+        under ``"pending"`` so that :meth:`state_from_json` restores it."""
         settled = _settle(state)
         outcome = self.outcome(state)
-        rules = state.rules
+        rules = settled.rules
         turn = state.turn
         options: list[dict[str, Any]] = []
         if turn.phase == "keep":
             options = [o.to_json() for o in roll_score(turn, table(rules)).options]
-        players = state.players
-        return {
+        players = settled.players
+        out: dict[str, Any] = {
             "game": self.name,
-            "rules": rules_to_json(rules),
-            "players": list(players),
             "scores": dict(zip(players, settled.boards, strict=True)),
             "over": outcome is not None,
             "winner": outcome.winner if outcome else None,
@@ -604,10 +625,6 @@ class Bolo:
             "reason": outcome.reason if outcome else "",
             "expecting": self.expecting(state).to_json(),
             "player": None if settled.over else settled.player,
-            "boards": dict(zip(players, state.boards, strict=True)),
-            "on_board": dict(zip(players, state.on_board, strict=True)),
-            "hits": dict(zip(players, state.hits, strict=True)),
-            "bong_hits": dict(zip(players, settled.hits, strict=True)),
             "minimum": {
                 p: minimum(rules, b, o)
                 for p, b, o in zip(players, settled.boards, settled.on_board, strict=True)
@@ -618,41 +635,39 @@ class Bolo:
                 "from_7000": rules.take_min_7000,
                 "from_9000": rules.take_min_9000,
             },
-            "current": state.current,
-            "turn": turn.to_json(),
             "turn_points": turn.points,
-            "dice_left": turn.dice_wanted(DICE),
+            "dice_left": settled.turn.dice_wanted(DICE),
             "current_roll": list(turn.roll) if turn.phase in ("keep", "blown") else [],
+            "kept": [d for step in turn.steps for d in step.keep],
             "blown": turn.phase == "blown",
             "yahtzee_clause": yahtzee_ready(state),
             "options": options,
-            "turns": [t.to_json() for t in state.turns],
-            "overrides": [{"name": n, "value": v} for n, v in state.overrides],
-            "final_turns": state.final_turns,
-            "state_over": state.over,
-            "state_winners": list(state.winners),
-            "state_reason": state.reason,
+            **_fields(settled),
         }
+        if settled is not state:
+            out["pending"] = _fields(state)
+        return out
 
     def state_from_json(self, obj: Mapping[str, Any]) -> State:
         if obj.get("game") != self.name:
             raise ValueError(f"not a {self.title} state: game={obj.get('game')!r}")
-        players = tuple(map(str, obj["players"]))
-        final = obj["final_turns"]
+        src = obj.get("pending") or obj
+        players = tuple(map(str, src["players"]))
+        final = src["final_turns"]
         return State(
-            rules=self.parse_rules(obj["rules"]),
+            rules=self.parse_rules(src["rules"]),
             players=players,
-            boards=tuple(int(obj["boards"][p]) for p in players),
-            on_board=tuple(bool(obj["on_board"][p]) for p in players),
-            hits=tuple(int(obj["hits"][p]) for p in players),
-            current=int(obj["current"]),
-            turn=Turn.from_json(obj["turn"]),
-            turns=tuple(TurnRecord.from_json(t) for t in obj["turns"]),
-            overrides=tuple((str(o["name"]), o["value"]) for o in obj["overrides"]),
+            boards=tuple(int(src["boards"][p]) for p in players),
+            on_board=tuple(bool(src["on_board"][p]) for p in players),
+            hits=tuple(int(src["hits"][p]) for p in players),
+            current=int(src["current"]),
+            turn=Turn.from_json(src["turn"]),
+            turns=tuple(TurnRecord.from_json(t) for t in src["turns"]),
+            overrides=tuple((str(o["name"]), o["value"]) for o in src["overrides"]),
             final_turns=None if final is None else int(final),
-            over=bool(obj["state_over"]),
-            winners=tuple(obj["state_winners"]),
-            reason=str(obj["state_reason"]),
+            over=bool(src["state_over"]),
+            winners=tuple(src["state_winners"]),
+            reason=str(src["state_reason"]),
         )
 
     # -- dicepad score -------------------------------------------------------------------

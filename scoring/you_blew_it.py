@@ -474,7 +474,7 @@ class YouBlewIt:
         if turn.phase == "keep":
             options = roll_score(turn, tbl).options
             out.extend(Keep(o.keep) for o in options)
-            if len(options) == 1:
+            if len(options) == 1 and options[0].may_stop:
                 out.append(Bank())
         elif turn.phase == "decide" and not turn.hot:
             out.append(Bank())
@@ -534,9 +534,11 @@ class YouBlewIt:
 
     # -- JSON ----------------------------------------------------------------------------
     def state_to_json(self, state: State) -> dict[str, Any]:
+        """The scoreboard view. A blow waiting on the pad is shown settled (scores, sheets,
+        who is next) with the blown roll in ``current_roll``; the exact unsettled state is
+        then kept under ``"pending"`` so that :meth:`state_from_json` restores it."""
         settled = _settle(state)
         names = state.team_names
-        scores = dict(zip(names, provisional(settled), strict=True))
         outcome = self.outcome(state)
         turn = state.turn
         options: list[dict[str, Any]] = []
@@ -546,58 +548,50 @@ class YouBlewIt:
         warnings = []
         if len(sizes) > 1 and state.rules.unequal_teams == "allow_with_warning":
             warnings.append("Y14: teams of different sizes: the bigger team gets more turns")
-        return {
+        out: dict[str, Any] = {
             "game": self.name,
-            "rules": rules_to_json(state.rules),
-            "teams": {name: list(m) for name, m in state.teams},
-            "scores": scores,
+            "scores": dict(zip(names, provisional(settled), strict=True)),
             "over": outcome is not None,
             "winner": outcome.winner if outcome else None,
             "winners": list(outcome.winners) if outcome else [],
             "reason": outcome.reason if outcome else "",
             "expecting": self.expecting(state).to_json(),
-            "round": state.round,
-            "order": list(state.order),
             "player": None if settled.over else settled.player,
-            "turn_no": state.turn_no,
-            "turn": turn.to_json(),
             "turn_points": turn.points,
-            "dice_left": turn.dice_wanted(DICE),
+            "dice_left": settled.turn.dice_wanted(DICE),
             "current_roll": list(turn.roll) if turn.phase in ("keep", "blown") else [],
+            "kept": [d for step in turn.steps for d in step.keep],
             "blown": turn.phase == "blown",
             "options": options,
-            "locked": dict(zip(names, state.locked, strict=True)),
-            "on_board": list(state.on_board),
-            "this_round": [r.to_json() for r in state.this_round],
-            "rounds": [r.to_json(names) for r in state.rounds],
-            "final_turns": state.final_turns,
-            "state_over": state.over,
-            "state_winners": list(state.winners),
-            "state_reason": state.reason,
             "warnings": warnings,
+            **_fields(settled),
         }
+        if settled is not state:
+            out["pending"] = _fields(state)
+        return out
 
     def state_from_json(self, obj: Mapping[str, Any]) -> State:
         if obj.get("game") != self.name:
             raise ValueError(f"not a {self.title} state: game={obj.get('game')!r}")
-        teams = tuple((str(t), tuple(map(str, m))) for t, m in obj["teams"].items())
+        src = obj.get("pending") or obj
+        teams = tuple((str(t), tuple(map(str, m))) for t, m in src["teams"].items())
         names = [t for t, _ in teams]
-        final = obj["final_turns"]
+        final = src["final_turns"]
         return State(
-            rules=self.parse_rules(obj["rules"]),
+            rules=self.parse_rules(src["rules"]),
             teams=teams,
-            order=tuple(obj["order"]),
-            locked=tuple(int(obj["locked"][t]) for t in names),
-            round=int(obj["round"]),
-            turn_no=int(obj["turn_no"]),
-            turn=Turn.from_json(obj["turn"]),
-            this_round=tuple(TurnRecord.from_json(r) for r in obj["this_round"]),
-            rounds=tuple(RoundRecord.from_json(r, names) for r in obj["rounds"]),
-            on_board=tuple(obj["on_board"]),
+            order=tuple(src["order"]),
+            locked=tuple(int(src["locked"][t]) for t in names),
+            round=int(src["round"]),
+            turn_no=int(src["turn_no"]),
+            turn=Turn.from_json(src["turn"]),
+            this_round=tuple(TurnRecord.from_json(r) for r in src["this_round"]),
+            rounds=tuple(RoundRecord.from_json(r, names) for r in src["rounds"]),
+            on_board=tuple(src["on_board"]),
             final_turns=None if final is None else int(final),
-            over=bool(obj["state_over"]),
-            winners=tuple(obj["state_winners"]),
-            reason=str(obj["state_reason"]),
+            over=bool(src["state_over"]),
+            winners=tuple(src["state_winners"]),
+            reason=str(src["state_reason"]),
         )
 
     # -- dicepad score -------------------------------------------------------------------
@@ -618,6 +612,27 @@ def _cocked(rules: HouseRules) -> Literal["reroll_offending", "reroll_all_just_r
         if rules.cocked_dice == "reroll_all_just_rolled"
         else ("reroll_offending")
     )
+
+
+def _fields(state: State) -> dict[str, Any]:
+    """Everything :meth:`YouBlewIt.state_from_json` needs, plus the team and turn sheets."""
+    names = state.team_names
+    return {
+        "rules": rules_to_json(state.rules),
+        "teams": {name: list(m) for name, m in state.teams},
+        "round": state.round,
+        "order": list(state.order),
+        "turn_no": state.turn_no,
+        "turn": state.turn.to_json(),
+        "locked": dict(zip(names, state.locked, strict=True)),
+        "on_board": list(state.on_board),
+        "this_round": [r.to_json() for r in state.this_round],
+        "rounds": [r.to_json(names) for r in state.rounds],
+        "final_turns": state.final_turns,
+        "state_over": state.over,
+        "state_winners": list(state.winners),
+        "state_reason": state.reason,
+    }
 
 
 def _last_record(state: State) -> TurnRecord | None:
