@@ -1,0 +1,188 @@
+"""``dicepad serve`` as a real process: SIGKILL and restart lose nothing, SIGTERM stops
+cleanly, systemd hears ready / watchdog / stopping."""
+
+from __future__ import annotations
+
+import json
+import os
+import signal
+import socket
+import subprocess
+import sys
+import time
+import urllib.error
+import urllib.request
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+REPO = Path(__file__).resolve().parent.parent
+PIN = "8642"
+SERVE = "import sys; from server.cli import main; sys.exit(main())"
+
+
+class Server:
+    """One ``dicepad serve`` child on a free loopback port (``--port 0``)."""
+
+    def __init__(self, data: Path, log: Path, env: dict[str, str] | None = None) -> None:
+        self.log = log
+        full_env = {k: v for k, v in os.environ.items() if not k.startswith(("NOTIFY_", "WATCH"))}
+        full_env |= {"DICEPAD_PIN": PIN} | (env or {})
+        with log.open("w") as out:
+            self.proc = subprocess.Popen(
+                [sys.executable, "-c", SERVE, "serve", "--host", "127.0.0.1", "--port", "0",
+                 "--data", str(data), "--camera", "none", "--max-clients", "8"],
+                cwd=REPO, env=full_env, stdout=out, stderr=subprocess.STDOUT,
+            )  # fmt: skip
+        self.url = self._wait_listening()
+
+    def _wait_listening(self) -> str:
+        deadline = time.monotonic() + 30
+        while time.monotonic() < deadline:
+            for line in self.log.read_text().splitlines():
+                if "listening on http://" in line:
+                    return line.split("listening on ", 1)[1].strip()
+            if self.proc.poll() is not None:
+                raise AssertionError(f"serve exited: {self.log.read_text()}")
+            time.sleep(0.05)
+        raise AssertionError(f"serve did not start: {self.log.read_text()}")
+
+    def call(self, method: str, path: str, body: Any = None) -> Any:
+        data = json.dumps(body).encode() if body is not None else None
+        req = urllib.request.Request(self.url + path, data=data, method=method)
+        req.add_header("X-Dicepad-Pin", PIN)
+        if data is not None:
+            req.add_header("Content-Type", "application/json")
+        with urllib.request.urlopen(req, timeout=10) as resp:
+            return json.loads(resp.read())
+
+    def stop(self, sig: int) -> int:
+        self.proc.send_signal(sig)
+        return self.proc.wait(timeout=20)
+
+    def kill_if_running(self) -> None:
+        if self.proc.poll() is None:
+            self.proc.kill()
+            self.proc.wait(timeout=10)
+
+
+@pytest.fixture
+def servers(tmp_path: Path) -> Iterator[list[Server]]:
+    started: list[Server] = []
+    yield started
+    for s in started:
+        s.kill_if_running()
+
+
+ACTIONS = [
+    {"type": "roll", "dice": [1, 1, 1, 5, 2, 3]},
+    {"type": "keep", "dice": [1, 1, 1, 5]},
+    {"type": "bank"},
+    {"type": "roll", "dice": [5, 5, 5, 5, 5, 5]},
+    {"type": "fix", "dice": [2, 2, 2, 3, 4, 6]},
+    {"type": "keep", "dice": [2, 2, 2]},
+    {"type": "undo"},
+    {"type": "keep", "dice": [2, 2, 2]},
+]
+
+
+def test_sigkill_then_restart_gives_identical_state_and_log(
+    tmp_path: Path, servers: list[Server]
+) -> None:
+    data = tmp_path / "data"
+    first = Server(data, tmp_path / "a.log")
+    servers.append(first)
+    t = first.call(
+        "POST", "/api/tables", {"game": "you-blew-it", "teams": {"A": ["Ann"], "B": ["Bob"]}}
+    )["table"]
+    for action in ACTIONS:
+        first.call("POST", f"/api/tables/{t}/actions", action)
+    state = first.call("GET", f"/api/tables/{t}")
+    log = first.call("GET", f"/api/tables/{t}/log")
+    records = first.call("GET", "/api/records")
+    assert first.stop(signal.SIGKILL) == -signal.SIGKILL
+
+    second = Server(data, tmp_path / "b.log")
+    servers.append(second)
+    assert second.call("GET", f"/api/tables/{t}") == state
+    assert second.call("GET", f"/api/tables/{t}/log") == log
+    assert second.call("GET", "/api/records") == records
+    assert [e["action"]["type"] for e in log] == [a["type"] for a in ACTIONS]
+    # and play goes on from the same place
+    after = second.call("POST", f"/api/tables/{t}/actions", {"type": "bank"})
+    assert after["seq"] == len(ACTIONS) + 1
+    assert second.stop(signal.SIGTERM) == 0
+
+
+def test_sigterm_stops_cleanly_with_live_clients_and_tells_systemd(
+    tmp_path: Path, servers: list[Server]
+) -> None:
+    sock_path = tmp_path / "notify.sock"
+    notify = socket.socket(socket.AF_UNIX, socket.SOCK_DGRAM)
+    notify.bind(str(sock_path))
+    notify.settimeout(10)
+    try:
+        server = Server(
+            tmp_path / "data",
+            tmp_path / "c.log",
+            {"NOTIFY_SOCKET": str(sock_path), "WATCHDOG_USEC": "200000"},
+        )
+        servers.append(server)
+        assert notify.recv(4096).startswith(b"READY=1")
+        assert notify.recv(4096) == b"WATCHDOG=1"  # healthy: the watchdog is fed
+        t = server.call(
+            "POST", "/api/tables", {"game": "you-blew-it", "teams": {"A": ["Ann"], "B": ["Bob"]}}
+        )["table"]
+        feed = urllib.request.urlopen(f"{server.url}/api/tables/{t}/events", timeout=10)
+        assert feed.readline() == b"retry: 2000\n"
+        health = server.call("GET", "/api/health")
+        assert health["feed"]["clients"] == 1
+        started = time.monotonic()
+        assert server.stop(signal.SIGTERM) == 0
+        assert time.monotonic() - started < 10
+        assert b"event: state" in feed.read()  # the stream ended instead of hanging
+        feed.close()
+        messages = []
+        notify.settimeout(1)
+        try:
+            while True:
+                messages.append(notify.recv(4096))
+        except TimeoutError:
+            pass
+        assert b"STOPPING=1" in messages
+        assert "dicepad: stopped" in server.log.read_text()
+    finally:
+        notify.close()
+
+
+def test_serve_refuses_a_port_in_use_and_bad_flags(tmp_path: Path) -> None:
+    with socket.socket() as busy:
+        busy.bind(("127.0.0.1", 0))
+        busy.listen()
+        port = busy.getsockname()[1]
+        out = subprocess.run(
+            [sys.executable, "-c", SERVE, "serve", "--host", "127.0.0.1", "--port", str(port),
+             "--data", str(tmp_path / "d"), "--camera", "none"],
+            cwd=REPO, env=os.environ | {"DICEPAD_PIN": PIN}, capture_output=True, text=True,
+            timeout=60,
+        )  # fmt: skip
+    assert out.returncode == 1
+    assert "cannot listen" in out.stderr
+    bad = subprocess.run(
+        [sys.executable, "-c", SERVE, "serve", "--max-clients", "0", "--data", str(tmp_path)],
+        cwd=REPO, capture_output=True, text=True, timeout=60,
+    )  # fmt: skip
+    assert bad.returncode == 2
+    assert "--max-clients" in bad.stderr
+
+
+def test_http_errors_from_the_real_server_are_json(tmp_path: Path, servers: list[Server]) -> None:
+    server = Server(tmp_path / "data", tmp_path / "d.log")
+    servers.append(server)
+    with pytest.raises(urllib.error.HTTPError) as info:
+        server.call("GET", "/api/tables/nothere")
+    assert info.value.code == 404
+    assert json.loads(info.value.read())["error"] == "not_found"
+    info.value.close()
