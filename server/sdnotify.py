@@ -56,13 +56,18 @@ class Notifier:
         return True
 
     def ready(self, status: str = "") -> bool:
-        return self._send("READY=1" + (f"\nSTATUS={status}" if status else ""))
+        return self._send("READY=1" + (f"\nSTATUS={_one_line(status)}" if status else ""))
 
     def status(self, text: str) -> bool:
-        return self._send(f"STATUS={text}")
+        return self._send(f"STATUS={_one_line(text)}")
 
     def watchdog(self) -> bool:
         return self._send("WATCHDOG=1")
 
     def stopping(self) -> bool:
         return self._send("STOPPING=1")
+
+
+def _one_line(text: str) -> str:
+    """A multi-line message (an exception's) must not add assignments such as ``READY=1``."""
+    return " ".join(text.splitlines())

@@ -1,0 +1,288 @@
+#!/usr/bin/env bash
+# Install (or update, or remove) dicepad as a systemd service on Raspberry Pi OS bookworm/trixie.
+#
+#   sudo systemd/install.sh              install, or update after `git pull` (keeps all data)
+#   systemd/install.sh --dry-run         print every command it would run, change nothing
+#   sudo systemd/install.sh --uninstall  remove the service and /opt/dicepad, keep the data
+#   sudo systemd/install.sh --uninstall --purge   ... and the data, settings and user
+#   systemd/install.sh --print-constraints        the NumPy/OpenCV pins for this OS, and why
+#
+# Layout: /opt/dicepad/venv (the program), /etc/dicepad/dicepad.env (settings),
+# /var/lib/dicepad (database, PIN hash, snapshots; created by systemd), user `dicepad`.
+# For tests, the facts it reads can be redirected: DICEPAD_OS_RELEASE (os-release file),
+# DICEPAD_PI_MODEL (device-tree model file), DICEPAD_SYSTEM_PYTHON (the system python3).
+set -euo pipefail
+
+here="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
+checkout="$(dirname "$here")"
+prefix=/opt/dicepad
+venv="$prefix/venv"
+constraints="$prefix/constraints.txt"
+unit_src="$here/dicepad.service"
+unit_dst=/etc/systemd/system/dicepad.service
+conf_dir=/etc/dicepad
+env_file="$conf_dir/dicepad.env"
+data_dir=/var/lib/dicepad
+os_release="${DICEPAD_OS_RELEASE:-/etc/os-release}"
+system_python="${DICEPAD_SYSTEM_PYTHON:-/usr/bin/python3}"
+pi_install="$checkout/server/pi_install.py"
+apt_packages=(python3-venv python3-numpy python3-picamera2 python3-lgpio sqlite3)
+
+action=install
+dry_run=0
+force=0
+purge=0
+
+usage() { sed -n '2,13s/^# \{0,1\}//p' "${BASH_SOURCE[0]}"; }
+say() { printf '==> %s\n' "$*"; }
+warn() { printf 'install.sh: warning: %s\n' "$*" >&2; }
+die() { printf 'install.sh: %s\n' "$*" >&2; exit 1; }
+
+run() {  # run a command, or in a dry run print it (shell-quoted, so it can be pasted)
+  if [ "$dry_run" = 1 ]; then
+    printf '+'; printf ' %q' "$@"; printf '\n'
+  else
+    "$@"
+  fi
+}
+
+write_file() {  # write_file MODE DEST CONTENT
+  if [ "$dry_run" = 1 ]; then
+    printf '+ write %s (mode %s):\n' "$2" "$1"
+    printf '%s\n' "$3" | sed 's/^/    /'
+  else
+    local tmp
+    tmp="$(mktemp "$2.XXXXXX")"
+    printf '%s\n' "$3" >"$tmp"
+    chmod "$1" "$tmp"
+    mv -f "$tmp" "$2"
+  fi
+}
+
+while [ $# -gt 0 ]; do
+  case "$1" in
+    --dry-run) dry_run=1 ;;
+    --force) force=1 ;;
+    --uninstall) action=uninstall ;;
+    --purge) purge=1 ;;
+    --print-constraints) action=constraints ;;
+    -h | --help) usage; exit 0 ;;
+    *) usage >&2; die "unknown option: $1" ;;
+  esac
+  shift
+done
+[ "$purge" = 0 ] || [ "$action" = uninstall ] || die "--purge only goes with --uninstall"
+
+# --- facts -----------------------------------------------------------------------------------
+
+pi_model() {  # the board's model string, or nothing when this is not a Raspberry Pi
+  local files=("${DICEPAD_PI_MODEL:-/proc/device-tree/model}")
+  [ -n "${DICEPAD_PI_MODEL:-}" ] || files+=(/sys/firmware/devicetree/base/model)
+  local f model
+  for f in "${files[@]}"; do
+    if [ -r "$f" ]; then
+      model="$(tr -d '\0' <"$f")"
+      case "$model" in "Raspberry Pi"*) printf '%s' "$model"; return 0 ;; esac
+    fi
+  done
+  return 0
+}
+
+os_codename() {
+  [ -r "$os_release" ] || return 0
+  # shellcheck disable=SC1090  # the file is os-release(5): plain KEY=value lines
+  (. "$os_release" && printf '%s' "${VERSION_CODENAME:-}")
+}
+
+system_numpy() {  # Debian's NumPy version, or nothing when python3-numpy is not installed
+  "$system_python" -c 'import numpy; print(numpy.__version__)' 2>/dev/null || true
+}
+
+python_minor() {
+  "$system_python" -c 'import sys; print("%d.%d" % sys.version_info[:2])' 2>/dev/null || true
+}
+
+constraints_for() {  # constraints_for CODENAME NUMPY_OR_EMPTY
+  local args=(constraints --codename "$1")
+  [ -z "$2" ] || args+=(--numpy "$2")
+  "$system_python" "$pi_install" "${args[@]}"
+}
+
+check_platform() {
+  model="$(pi_model)"
+  codename="$(os_codename)"
+  if [ -n "$model" ]; then
+    say "board: $model"
+  elif [ "$force" = 1 ]; then
+    warn "this is not a Raspberry Pi (no 'Raspberry Pi' model in the device tree); going on because of --force"
+  else
+    die "this is not a Raspberry Pi: no 'Raspberry Pi' model in /proc/device-tree/model.
+The installer sets up the Pi camera (picamera2) and GPIO buttons; elsewhere run ./run serve.
+Use --force to install anyway (e.g. an unusual board), or --dry-run --force to see the plan."
+  fi
+  case "$codename" in
+    bookworm | trixie) say "OS: Raspberry Pi OS / Debian $codename" ;;
+    *)
+      [ "$force" = 1 ] || die "unsupported OS release '${codename:-unknown}' (from $os_release): \
+bookworm or trixie is needed. Use --force to try anyway."
+      warn "untested OS release '${codename:-unknown}'; going on because of --force"
+      ;;
+  esac
+  say "architecture: $(uname -m)"
+}
+
+# --- actions ---------------------------------------------------------------------------------
+
+print_constraints() {
+  codename="$(os_codename)"
+  constraints_for "${codename:-unknown}" "$(system_numpy)"
+}
+
+install_apt() {
+  say "apt packages (picamera2/libcamera, NumPy and GPIO come from Raspberry Pi OS, not pip)"
+  run apt-get update
+  run env DEBIAN_FRONTEND=noninteractive apt-get install -y --no-install-recommends "${apt_packages[@]}"
+}
+
+ensure_user() {
+  say "system user dicepad (groups video, gpio)"
+  if getent passwd dicepad >/dev/null; then
+    echo "    user dicepad exists"
+  else
+    run useradd --system --user-group --home-dir "$data_dir" --no-create-home \
+      --shell /usr/sbin/nologin --comment "dicepad scoreboard" dicepad
+  fi
+  local group
+  for group in video gpio; do
+    if ! getent group "$group" >/dev/null; then
+      run groupadd --system "$group"  # the unit's SupplementaryGroups= needs it to exist
+    fi
+  done
+  run usermod --append --groups video,gpio dicepad
+}
+
+venv_is_current() {  # the venv exists, sees the system site-packages, and uses this python
+  local cfg="$venv/pyvenv.cfg" want
+  want="$(python_minor)"
+  [ -x "$venv/bin/python" ] && [ -r "$cfg" ] || return 1
+  grep -Eq '^include-system-site-packages *= *true' "$cfg" || return 1
+  [ -n "$want" ] && grep -Eq "^version *= *${want//./\\.}(\.|$)" "$cfg"
+}
+
+ensure_venv() {
+  say "venv $venv (with --system-site-packages, so apt's picamera2 and libcamera are visible)"
+  run install -d -m 0755 "$prefix"
+  if venv_is_current; then
+    echo "    venv is current"
+  else
+    [ ! -e "$venv" ] || run rm -rf "$venv"  # an OS upgrade changed python: rebuild it
+    run "$system_python" -m venv --system-site-packages "$venv"
+  fi
+}
+
+install_project() {
+  local numpy text
+  numpy="$(system_numpy)"
+  if [ -z "$numpy" ] && [ "$dry_run" = 0 ]; then
+    die "python3-numpy is not importable by $system_python after apt; cannot choose OpenCV"
+  fi
+  say "NumPy/OpenCV choice"
+  text="$(constraints_for "${codename:-unknown}" "$numpy")" || die "could not work out the NumPy pins"
+  numpy="$(printf '%s\n' "$text" | sed -n 's/^numpy==//p')"
+  printf '%s\n' "$text" | sed -n 's/^# /    /p' | sed 1d
+  write_file 0644 "$constraints" "$text"
+  # Repair an earlier install that let pip put its own NumPy into the venv (the trap).
+  if compgen -G "$venv/lib/python3*/site-packages/numpy" >/dev/null; then
+    run "$venv/bin/python" -m pip uninstall -y numpy
+  fi
+  say "dicepad from $checkout into the venv"
+  run env PIP_DISABLE_PIP_VERSION_CHECK=1 "$venv/bin/python" -m pip install --upgrade \
+    --constraint "$constraints" "${checkout}[pi]"
+  say "check: NumPy must be Debian's, and OpenCV, picamera2 and dicepad must import"
+  run "$venv/bin/python" "$pi_install" check --numpy "$numpy" cv2 picamera2 gpiozero server.cli
+}
+
+install_service() {
+  say "settings $env_file (kept if it exists) and the unit $unit_dst"
+  run install -d -m 0755 "$conf_dir"
+  if [ -e "$env_file" ]; then
+    echo "    $env_file exists: kept"
+  else
+    run install -m 0600 "$here/dicepad.env" "$env_file"
+  fi
+  [ ! -r "$checkout/docs/raspberry-pi.md" ] \
+    || run install -m 0644 "$checkout/docs/raspberry-pi.md" "$prefix/raspberry-pi.md"
+  run install -m 0644 "$unit_src" "$unit_dst"
+  run systemctl daemon-reload
+  run systemctl enable dicepad.service
+  say "(re)starting dicepad: systemctl waits until the scoreboard is listening"
+  if ! run systemctl restart dicepad.service; then
+    journalctl -u dicepad.service -n 40 --no-pager >&2 || true
+    die "dicepad did not start; the log is above (sudo journalctl -u dicepad)"
+  fi
+}
+
+setting() {  # setting NAME DEFAULT: the value in the env file, else the unit's default
+  local value=""
+  [ ! -r "$env_file" ] || value="$(sed -n "s/^[[:space:]]*$1=//p" "$env_file" | tail -n 1)"
+  printf '%s' "${value:-$2}"
+}
+
+print_next_steps() {
+  local port host ips
+  port="$(setting DICEPAD_PORT 8080)"
+  host="$(hostname 2>/dev/null || echo raspberrypi)"
+  ips="$(hostname -I 2>/dev/null || true)"
+  echo
+  say "dicepad is running. On a phone on the same Wi-Fi open:"
+  echo "    http://$host.local:$port/"
+  local ip
+  for ip in $ips; do
+    case "$ip" in *:*) ;; *) echo "    http://$ip:$port/" ;; esac
+  done
+  echo "  The page shows a QR code other players can scan."
+  echo "  The PIN is printed once, on the first start:  sudo journalctl -u dicepad | grep -i pin"
+  echo "  Status and log:  systemctl status dicepad;  sudo journalctl -u dicepad -f"
+  echo "  Settings:        sudo nano $env_file, then sudo systemctl restart dicepad"
+  echo "  Update:          git pull && sudo systemd/install.sh   (keeps $data_dir)"
+}
+
+do_install() {
+  check_platform
+  [ "$dry_run" = 1 ] || [ "$(id -u)" = 0 ] || die "run as root: sudo $0 (or --dry-run to see the plan)"
+  [ "$dry_run" = 0 ] || say "dry run: nothing is changed; these are the commands it would run"
+  install_apt
+  ensure_user
+  ensure_venv
+  install_project
+  install_service
+  if [ "$dry_run" = 1 ]; then
+    say "then it prints the scoreboard's URL (http://$(hostname 2>/dev/null || echo raspberrypi).local:$(setting DICEPAD_PORT 8080)/) and how to find the PIN"
+  else
+    print_next_steps
+  fi
+}
+
+do_uninstall() {
+  [ "$dry_run" = 1 ] || [ "$(id -u)" = 0 ] || die "run as root: sudo $0 --uninstall"
+  say "removing the dicepad service and $prefix"
+  if [ -e "$unit_dst" ]; then
+    run systemctl disable --now dicepad.service
+    run rm -f "$unit_dst"
+    run systemctl daemon-reload
+  fi
+  run rm -rf "$prefix"
+  if [ "$purge" = 1 ]; then
+    say "--purge: removing the data, settings and the user"
+    run rm -rf "$data_dir" "$conf_dir"
+    if getent passwd dicepad >/dev/null; then run userdel dicepad; fi
+  else
+    say "kept the database in $data_dir and settings in $conf_dir (--uninstall --purge removes them)"
+  fi
+}
+
+case "$action" in
+  install) do_install ;;
+  uninstall) do_uninstall ;;
+  constraints) print_constraints ;;
+esac
