@@ -106,6 +106,10 @@ def _current(rnd: Round) -> str:
     return rnd.roster[len(rnd.results)]
 
 
+def _n_rolls(n: int) -> str:
+    return "1 roll" if n == 1 else f"{n} rolls"
+
+
 def _limit(rnd: Round) -> int:
     """Rolls allowed to the go now under way: the pace setter may take all; the rest take
     no more than the first go of the round did (D-7)."""
@@ -200,6 +204,8 @@ class BarDice:
         if go.rolls == 0 or rnd.max_rolls == 1:
             return []
         out: list[Action] = [Stand()]
+        if go.rolls >= _limit(rnd):
+            return out
         subsets = {
             c
             for k in range(1, len(go.roll) + 1)
@@ -238,6 +244,15 @@ class BarDice:
                 "roll",
                 want,
                 f"{player}: roll {_n_dice(want)}, up to {limit} rolls {target}",
+            )
+        hand = _result(go, state.rules)
+        if go.rolls >= limit or not want:
+            return Expecting(
+                player,
+                "stand",
+                0,
+                f"{player}: stand on {pace_text(hand.value, go.rolls)} ({_show(hand.dice)}), "
+                "no rolls left",
             )
         can_farm = bool(go.roll) and (
             bool(go.farmed) or not state.rules.first_farm_needs_ace or ACE in go.roll
@@ -407,7 +422,17 @@ def _roll(state: BarDiceState, dice: Dice) -> BarDiceState:
             raise IllegalActionError(f"D-1: the order of play is one die each; got {len(dice)}")
         return _throw(state, (), dice)
     go = rnd.go or Go(player)
+    limit = _limit(rnd)
+    if go.rolls >= limit:
+        stand = f"stand on {pace_text(_result(go, state.rules).value, go.rolls)}"
+        if rnd.results:
+            raise IllegalActionError(
+                f"D-7: the hammer took {_n_rolls(limit)}; you may take no more ({stand})"
+            )
+        raise IllegalActionError(f"D-7: at most {MAX_ROLLS} rolls per turn ({stand})")
     want = DICE - len(go.farmed)
+    if not want:
+        raise IllegalActionError("D-8: all five dice are farmed: stand on the hand")
     if len(dice) != want:
         if go.farmed and len(dice) > want:
             raise IllegalActionError(
@@ -437,7 +462,7 @@ def _land(state: BarDiceState, dice: Dice, thrown: Dice) -> BarDiceState:
         state = _too_lucky(state, player, dice, news)
     prior = rnd.go or Go(player)
     go = Go(player, prior.rolls + 1, prior.farmed, dice)
-    if go.rolls >= _limit(rnd):
+    if rnd.max_rolls == 1:  # a flop is the whole go; longer goes end with a stand
         return _finish(state, _result(go, state.rules), news)
     return replace(state, round=replace(rnd, go=go), news=tuple(news))
 
@@ -474,16 +499,16 @@ def _farm(state: BarDiceState, dice: Dice) -> BarDiceState:
             f"D-8: only dice of the last roll can be farmed ({_show(go.roll)}); "
             f"{_show(dice)} are not among them{farmed}"
         )
+    if go.rolls >= _limit(rnd):
+        raise IllegalActionError("D-7: no rolls are left to farm for: stand on the hand")
     if not go.farmed and state.rules.first_farm_needs_ace and ACE not in dice:
         raise IllegalActionError(
             "D-8: at least one ace is needed to begin farming; "
             f"{_show(dice)} has none (keep rolling for an ace)"
         )
     new = Go(go.player, go.rolls, go.farmed + dice, left)
-    news = [News("farm", go.player, f"{go.player} farms {_show(dice)}", None, dice)]
-    if len(new.farmed) == DICE:
-        return _finish(state, _result(new, state.rules), news)
-    return replace(state, round=replace(rnd, go=new), news=tuple(news))
+    news = News("farm", go.player, f"{go.player} farms {_show(dice)}", None, dice)
+    return replace(state, round=replace(rnd, go=new), news=(news,))
 
 
 def _stand(state: BarDiceState) -> BarDiceState:
@@ -554,11 +579,10 @@ def _reroll(state: BarDiceState, action: Reroll) -> BarDiceState:
     )
     if counts:
         go = rnd.go or Go(player)
-        spent = Go(player, go.rolls + 1, go.farmed, ())
-        if spent.rolls >= _limit(rnd):
-            hand = Go(player, spent.rolls, go.farmed, kept)
-            return _finish(base, _result(hand, rules), [news])
+        spent = Go(player, go.rolls + 1, go.farmed, kept)
         base = replace(base, round=replace(rnd, go=spent))
+        if spent.rolls >= _limit(rnd):  # that was the last roll: the hand is what stayed
+            return base
     return replace(base, rethrow=Rethrow(kept, len(redo), action.reason or "cocked"))
 
 
