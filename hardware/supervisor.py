@@ -239,6 +239,8 @@ class CameraSupervisor:
             self._set(CameraState.ENDED, "replay finished: manual entry")
             return None
         except Exception as exc:  # any failure of a backend is a camera fault, never a crash
+            if self._closed:
+                return None
             if not isinstance(exc, CameraError):
                 log.warning("camera %s raised unexpectedly", self._name, exc_info=True)
             self._fail(f"camera error: {exc}", source)
@@ -315,6 +317,8 @@ class CameraSupervisor:
         _close_quietly(source)
 
     def _set(self, state: CameraState, message: str) -> None:
+        if self._closed and state is not CameraState.CLOSED:
+            return  # a read racing close() must not resurrect the status
         old = self._status
         if old.state is state and old.message == message and old.failures == self._failures:
             return

@@ -13,6 +13,8 @@ from pathlib import Path
 import cv2
 import numpy as np
 import pytest
+from hypothesis import given
+from hypothesis import strategies as st
 
 from hardware.clock import ManualClock, MonotonicClock
 from hardware.faulty import GARBAGE_KINDS, Fault, FaultKind, FaultPlan, FaultySource, parse_faults
@@ -350,3 +352,54 @@ def test_recovers_on_the_real_clock(tmp_path: Path) -> None:
     sup.close()
     assert rec.states[:3] == [CameraState.LIVE, CameraState.OFFLINE, CameraState.LIVE]
     assert got > 5
+
+
+def test_close_from_another_thread_ends_a_blocked_read(tmp_path: Path) -> None:
+    """Shutdown: the server closes the supervisor while the pad service waits for a frame."""
+    import threading
+
+    clock = MonotonicClock()
+    opener = SourceOpener(f"faulty:stall@1:files:{images(tmp_path)}?fps=100", clock=clock)
+    sup = CameraSupervisor(opener, clock=clock, stall_after=10.0)
+    assert sup.read(0.5) is not None
+    result: list[object] = []
+    reader = threading.Thread(target=lambda: result.append(sup.read(0.4)))
+    reader.start()
+    time.sleep(0.05)
+    sup.close()
+    reader.join(1.0)
+    assert not reader.is_alive()
+    assert result == [None]
+    assert sup.status.state is CameraState.CLOSED
+
+
+faults = st.one_of(
+    st.builds(
+        Fault,
+        st.sampled_from([FaultKind.STALL, FaultKind.RAISE, FaultKind.GARBAGE]),
+        at_frame=st.integers(0, 10_000),
+    ),
+    st.builds(
+        Fault,
+        st.sampled_from([FaultKind.STALL, FaultKind.VANISH]),
+        at_s=st.integers(0, 3600).map(float),
+        duration_s=st.integers(1, 600).map(float),
+    ),
+    st.builds(
+        Fault, st.just(FaultKind.GARBAGE), at_frame=st.integers(0, 99), count=st.integers(1, 500)
+    ),
+)
+
+
+@given(st.lists(faults, min_size=1, max_size=6))
+def test_fault_plans_round_trip_through_text(plan: list[Fault]) -> None:
+    assert parse_faults(",".join(str(f) for f in plan)) == tuple(plan)
+
+
+@given(st.floats(0.01, 5.0), st.floats(1.0, 4.0), st.floats(0.5, 120.0))
+def test_backoff_grows_and_is_capped(initial: float, factor: float, maximum: float) -> None:
+    b = Backoff(initial, factor, maximum)
+    delays = [b.delay(n) for n in range(1, 40)]
+    assert delays == sorted(delays)
+    assert max(delays) <= max(maximum, initial)
+    assert delays[0] == pytest.approx(min(initial, maximum))

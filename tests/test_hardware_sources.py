@@ -16,6 +16,8 @@ from pathlib import Path
 import cv2
 import numpy as np
 import pytest
+from hypothesis import given
+from hypothesis import strategies as st
 
 from hardware.camera_settings import (
     CameraSettings,
@@ -451,3 +453,26 @@ def test_make_frame_computes_the_preview() -> None:
     assert frame.lores is not None
     assert frame.lores.shape == (120, LORES_WIDTH)
     assert int(frame.lores[0, 0]) == 99
+
+
+@given(
+    fps=st.floats(1.0, 120.0),
+    delays=st.lists(st.floats(0.0, 0.5), min_size=1, max_size=40),
+)
+def test_pacer_never_bursts_and_never_drifts(fps: float, delays: list[float]) -> None:
+    """Whatever the consumer does between reads, no window of time holds more than its share
+    of ticks (plus one catching up); a consumer that keeps up gets the exact schedule."""
+    clock = ManualClock(0.0)
+    pacer = Pacer(fps, clock)
+    ticks = [pacer.wait(10.0)]
+    for delay in delays:
+        clock.advance(delay)
+        ticks.append(pacer.wait(10.0))
+    assert ticks == sorted(ticks)
+    for i in range(len(ticks)):
+        for j in range(i + 1, len(ticks)):
+            assert j - i <= (ticks[j] - ticks[i]) * fps + 1 + 1e-6
+    steady = Pacer(fps, ManualClock(0.0))
+    assert [steady.wait(10.0) for _ in range(len(delays))] == pytest.approx(
+        [k / fps for k in range(len(delays))]
+    )
