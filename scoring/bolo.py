@@ -426,11 +426,11 @@ class Bolo:
             raise IllegalActionError("B-7: the game is over")
         turn = state.turn
         tbl = table(state.rules)
-        if isinstance(action, Roll):
+        if type(action) is Roll:  # a Reveal is Gords' (a Roll subclass)
             if turn.phase == "decide":
                 turn = continue_roll(turn)
             return replace(state, turn=apply_roll(turn, action.dice, DICE, tbl, IDS))
-        if isinstance(action, Keep) and not isinstance(action, Reroll):
+        if type(action) is Keep:  # Reroll and Fix are Keep subclasses
             turn = apply_keep(turn, action.dice, DICE, tbl, IDS)
             state = replace(state, turn=turn)
             if state.rules.five_ones_wins_instantly and "five 1s" in turn.steps[-1].combos:
@@ -451,7 +451,10 @@ class Bolo:
                 )
             return replace(state, players=tuple(action.order))
         if isinstance(action, End):
-            return replace(state, over=True, winners=(), reason="ended by the scorekeeper")
+            why = "ended by the scorekeeper"
+            return replace(state, over=True, winners=(), reason=why, turn=Turn())
+        if action.type in ("undo", "fix"):
+            raise IllegalActionError(f"{action.type} replays the log: use scoring.history")
         raise IllegalActionError(f"Bolo has no {action.type!r} action")
 
     def _apply_reroll(self, state: State, action: Reroll) -> State:
@@ -471,8 +474,6 @@ class Bolo:
                 clause_rerolls=state.turn.clause_rerolls + 1,
             )
             return replace(state, turn=turn)
-        if state.over and state.turn.phase != "blown":
-            raise IllegalActionError("B-7: the game is over")
         return replace(state, turn=apply_reroll(state.turn, action.dice, _cocked(state.rules), IDS))
 
     def _apply_bank(self, state: State, tbl: ComboTable) -> State:

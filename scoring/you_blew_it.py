@@ -403,8 +403,6 @@ class YouBlewIt:
     # -- play ----------------------------------------------------------------------------
     def apply(self, state: State, action: Action) -> State:
         if isinstance(action, Reroll) and state.turn.phase in ("keep", "blown"):
-            if state.over and state.turn.phase != "blown":
-                raise IllegalActionError("YBI-11: the game is over")
             turn = apply_reroll(state.turn, action.dice, _cocked(state.rules), IDS)
             return replace(state, turn=turn)
         state = _settle(state)
@@ -412,11 +410,11 @@ class YouBlewIt:
             raise IllegalActionError("YBI-11: the game is over")
         turn = state.turn
         tbl = table(state.rules)
-        if isinstance(action, Roll):
+        if type(action) is Roll:  # a Reveal is Gords' (a Roll subclass)
             if turn.phase == "decide":
                 turn = continue_roll(turn)
             return replace(state, turn=apply_roll(turn, action.dice, DICE, tbl, IDS))
-        if isinstance(action, Keep) and not isinstance(action, Reroll):
+        if type(action) is Keep:  # Reroll and Fix are Keep subclasses
             return replace(state, turn=apply_keep(turn, action.dice, DICE, tbl, IDS))
         if isinstance(action, Bank):
             return self._apply_bank(state, tbl)
@@ -429,6 +427,8 @@ class YouBlewIt:
             return replace(state, over=True, winners=(), reason=why, turn=Turn())
         if isinstance(action, SetRule):
             raise IllegalActionError("C6: You Blew It house rules are fixed at game start")
+        if action.type in ("undo", "fix"):
+            raise IllegalActionError(f"{action.type} replays the log: use scoring.history")
         raise IllegalActionError(f"You Blew It has no {action.type!r} action")
 
     def _apply_bank(self, state: State, tbl: ComboTable) -> State:

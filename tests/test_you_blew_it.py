@@ -12,10 +12,13 @@ import pytest
 from scoring.actions import (
     Action,
     Bank,
+    Bid,
     End,
+    Fix,
     Keep,
     Lineup,
     Reroll,
+    Reveal,
     Roll,
     SetRule,
     action_from_json,
@@ -232,6 +235,9 @@ def test_blow_wipes_only_earlier_teammates_of_this_round() -> None:
         ([], SetRule("target", 5000), "C6"),
         ([], Reroll(()), "Y16"),
         ([R(1, 2, 3, 4, 6, 6)], Reroll((5,)), "Y16"),
+        ([R(1, 2, 3, 4, 6, 6)], Fix((1, 2, 3, 4, 6, 6)), "scoring.history"),
+        ([], Reveal((1, 2, 3, 4, 6, 6)), "no 'reveal' action"),
+        ([], Bid(2, 3), "no 'bid' action"),
     ],
 )
 def test_illegal_actions_name_the_rule(actions: list[Action], bad: Action, rule: str) -> None:
