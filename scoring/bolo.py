@@ -35,7 +35,7 @@ from scoring.farkle_turn import (
     roll_score,
     words,
 )
-from scoring.game import Expecting, Highlight, Outcome
+from scoring.game import Expecting, Game, Highlight, Outcome
 from scoring.rules import parse_rules, rules_to_json
 
 DICE = 5
@@ -573,13 +573,15 @@ class Bolo:
         """Rolls and banked turns of 1000+, high rollers (B-10/B15), Van Halen (B14)."""
         out: list[Highlight] = []
         rules = before.rules
-        if before.turn.phase == "blown" and not (
-            isinstance(action, Reroll) and after.turn.phase == "reroll"
-        ):
-            record = _settle(before).turns[-1]
-            if "bolo after five of a kind" in record.notes:
-                text = f"{record.player} BOLOed right after five of a kind"
-                out.append(Highlight("high_roller", record.player, record.points, (), text))
+        turn = after.turn
+        if (
+            type(action) is Roll
+            and turn.phase == "blown"
+            and _after_five(turn.steps)
+            and not yahtzee_ready(after)
+        ):  # B-10: the roll that BOLOs right after a five of a kind signs the pad too
+            text = f"{after.player} BOLOed right after five of a kind ({words(turn.roll)})"
+            out.append(Highlight("high_roller", after.player, turn.points, turn.roll, text))
         if not isinstance(action, Keep | Bank) or isinstance(action, Reroll):
             return tuple(out)
         settled = _settle(before)
@@ -684,5 +686,6 @@ class Bolo:
 
 
 GAME = Bolo()
+_PROTOCOL_CHECK: Game[State] = GAME  # mypy proves Bolo implements the Game protocol
 
 __all__ = ["GAME", "Bolo", "HouseRules", "State", "TurnRecord", "minimum", "table"]

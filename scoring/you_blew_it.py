@@ -45,7 +45,7 @@ from scoring.farkle_turn import (
     roll_score,
     words,
 )
-from scoring.game import Expecting, Highlight, Outcome
+from scoring.game import Expecting, Game, Highlight, Outcome
 from scoring.rules import parse_rules, rules_to_json
 
 DICE = 6
@@ -644,5 +644,6 @@ def _last_record(state: State) -> TurnRecord | None:
 
 
 GAME = YouBlewIt()
+_PROTOCOL_CHECK: Game[State] = GAME  # mypy proves YouBlewIt implements the Game protocol
 
 __all__ = ["GAME", "HouseRules", "RoundRecord", "State", "TurnRecord", "YouBlewIt", "table"]

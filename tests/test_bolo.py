@@ -309,10 +309,10 @@ def test_b14_van_halen_off() -> None:
 
 
 def test_b15_high_roller_and_bolo_after_five_of_a_kind() -> None:
-    s, found = highlights(new(), [R(3, 3, 3, 3, 3), K(3, 3, 3, 3, 3), R(2, 3, 4, 6, 6)])
-    assert [h.kind for h in found] == ["high_roller"]
-    _, found = highlights(s, [R(*BOLO)])
-    assert [(h.kind, h.player) for h in found] == [("high_roller", "Ann")]
+    s, found = highlights(new(), [R(3, 3, 3, 3, 3), K(3, 3, 3, 3, 3)])
+    assert [(h.kind, h.points) for h in found] == [("high_roller", 5000)]
+    _, found = highlights(s, [R(2, 3, 4, 6, 6)])
+    assert [(h.kind, h.player, h.dice) for h in found] == [("high_roller", "Ann", (2, 3, 4, 6, 6))]
     assert "five of a kind" in found[0].text
     _, found = highlights(new(high_roller_min=10000), [R(3, 3, 3, 3, 3), K(3, 3, 3, 3, 3)])
     assert [h.kind for h in found] == ["roll"]
