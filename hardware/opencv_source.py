@@ -61,8 +61,10 @@ class OpenCVSource(FrameSource):
         relock: bool = False,
         clock: Clock = REAL_CLOCK,
         api: int = cv2.CAP_V4L2,
+        max_read_failures: int = MAX_READ_FAILURES,
     ) -> None:
         self.device = device
+        self._max_failures = max_read_failures
         self._clock = clock
         cap = cv2.VideoCapture(device, api)
         if not cap.isOpened():
@@ -87,6 +89,7 @@ class OpenCVSource(FrameSource):
         try:
             if lock_exposure:
                 self.settings = self._lock(warmup_s, settings_file, relock)
+                self._seq = 0  # warm-up frames are not the caller's
         except BaseException:
             self.close()
             raise
@@ -108,7 +111,7 @@ class OpenCVSource(FrameSource):
                 return
             if not ok or image is None:
                 failures += 1
-                if failures >= MAX_READ_FAILURES:
+                if failures >= self._max_failures:
                     with self._cond:
                         self._error = f"camera {self.device!r} stopped delivering frames"
                         self._cond.notify_all()
@@ -144,8 +147,10 @@ class OpenCVSource(FrameSource):
             saved = load_settings(settings_file, self.kind)
         if saved is None:
             deadline = self._clock.now() + warmup_s
-            while self._clock.now() < deadline:  # let auto exposure settle on live frames
-                self.read(timeout=max(0.1, deadline - self._clock.now()))
+            while True:  # let auto exposure settle: one frame at least, then until the deadline
+                self.read(timeout=2.0)
+                if self._clock.now() >= deadline:
+                    break
             wb = self._cap.get(cv2.CAP_PROP_WB_TEMPERATURE)
             saved = CameraSettings(
                 backend=self.kind,

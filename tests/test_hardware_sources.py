@@ -10,6 +10,7 @@ from __future__ import annotations
 import contextlib
 import glob
 import json
+import time
 from collections.abc import Callable, Iterator
 from pathlib import Path
 
@@ -476,3 +477,37 @@ def test_pacer_never_bursts_and_never_drifts(fps: float, delays: list[float]) ->
     assert [steady.wait(10.0) for _ in range(len(delays))] == pytest.approx(
         [k / fps for k in range(len(delays))]
     )
+
+
+# -- the V4L2 backend's machinery, driven by a video file instead of a webcam -------------------
+
+
+def test_opencv_grabber_hands_out_only_the_newest_frame_and_notices_the_end(tmp_path: Path) -> None:
+    from hardware.frames import CameraFailedError
+    from hardware.opencv_source import OpenCVSource
+
+    video = write_video(tmp_path / "cam.avi", n=40)
+    settings = tmp_path / "camera.json"
+    src = OpenCVSource(
+        str(video),
+        api=cv2.CAP_ANY,
+        warmup_s=0.0,
+        settings_file=settings,
+        relock=True,
+        max_read_failures=3,
+    )
+    with src:
+        assert src.settings is not None
+        assert load_settings(settings, "opencv") == src.settings  # locked values persisted
+        time.sleep(0.2)  # the grabber races through the file meanwhile
+        got: list[Frame] = []
+        error = None
+        while error is None and len(got) < 100:
+            try:
+                got.append(src.read(timeout=2.0))
+            except CameraFailedError as exc:
+                error = exc
+    assert "stopped delivering" in str(error)
+    assert len(got) < 40  # stale frames were dropped, not queued
+    assert [f.seq for f in got] == list(range(len(got)))
+    assert src.closed
