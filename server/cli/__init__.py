@@ -19,6 +19,7 @@ COMMANDS: dict[str, str] = {
     "replay": "server.cli.replay",
     "odds": "server.cli.odds",
     "detect": "server.cli.detect",
+    "calibrate": "server.cli.calibrate",
 }
 
 
