@@ -9,7 +9,10 @@ the table's vote (B-11, B17): it changes a house rule for the rest of this game 
 
 Keeps and banking follow :mod:`scoring.you_blew_it`: a ``keep`` names one legal keep of the
 roll (the player chooses between readings such as full house 500 or 1100, B-5); a ``bank``
-straight after a roll is accepted only when the roll has exactly one legal keep (C4).
+straight after a roll is accepted only when the roll has exactly one legal keep (C4). A
+BOLO stays on the pad until the next action, so that a sloppy-die re-roll (B16) or the
+Yahtzee clause (B13, a ``reroll`` with reason ``"yahtzee"``) can still apply; every view
+already shows it settled.
 """
 
 from __future__ import annotations

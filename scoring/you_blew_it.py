@@ -10,6 +10,10 @@ Keeps: after a roll the player keeps one of the legal keeps of :mod:`scoring.far
 rolls the rest or banks. A ``bank`` straight after a roll (no keep) is accepted only when the
 roll has exactly one legal keep, so the engine never chooses between keeps for the player
 (RULES.md C4); otherwise it is refused with the list of keeps.
+
+A blown roll stays on the pad until the next action, so that a cocked-die re-roll (Y16, C1)
+can still turn it into a scoring roll; every view (scores, ``expecting``, ``outcome``, the
+JSON) already shows the blow settled, and the next action settles it for real.
 """
 
 from __future__ import annotations

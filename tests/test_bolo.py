@@ -256,6 +256,11 @@ def test_b9_below_the_minimum_pass_or_roll_on() -> None:
 def test_b10_thresholds_are_house_rules() -> None:
     s = play(new(entry_min=300), [R(3, 3, 3, 2, 4), K(3, 3, 3), B])
     assert s.boards == (300, 0)
+    rules = GAME.parse_rules({"take_min": 400, "take_min_7000": 800, "take_min_9000": 1200})
+    assert [minimum(rules, b, True) for b in (100, 7000, 9000)] == [400, 800, 1200]
+    view = GAME.state_to_json(new(take_min_9000=1500))
+    assert view["thresholds"] == {"entry": 650, "take": 350, "from_7000": 750, "from_9000": 1500}
+    assert view["minimum"] == {"Ann": 650, "Bob": 650}
 
 
 def test_b11_final_round() -> None:
