@@ -38,6 +38,7 @@ from scoring.bar_dice_hand import (
     hand_value,
     is_five_aces,
     pace_text,
+    result_key,
     rolls_words,
     value_words,
 )
@@ -64,7 +65,15 @@ from scoring.rules import parse_rules
 MAX_ROLLS = 3  #: D-7: up to three rolls per turn
 MAX_PLAYERS = 12
 
-__all__ = ["GAME", "BarDice", "BarDiceState", "HouseRules", "hand_of", "hand_value"]
+__all__ = [
+    "GAME",
+    "BarDice",
+    "BarDiceState",
+    "HouseRules",
+    "hand_of",
+    "hand_value",
+    "result_key",
+]
 
 
 # -- small helpers ----------------------------------------------------------------------------
@@ -97,9 +106,7 @@ def _value(dice: Dice, rules: HouseRules) -> int | None:
 
 def _rank(r: Result, rules: HouseRules) -> tuple[int, int]:
     """How results compare: value first ("nothing" lowest), then fewer rolls (D8)."""
-    if r.value is None:
-        return (-1, 0)
-    return (r.value, -r.rolls if rules.fewer_rolls_wins_tie else 0)
+    return result_key(r.value, r.rolls, fewer_rolls_wins_tie=rules.fewer_rolls_wins_tie)
 
 
 def _current(rnd: Round) -> str:

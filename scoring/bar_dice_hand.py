@@ -69,6 +69,16 @@ def hand_value(
     return None if hand is None else hand.value
 
 
+def result_key(
+    value: int | None, rolls: int, *, fewer_rolls_wins_tie: bool = True
+) -> tuple[int, int]:
+    """How two finished hands compare (bigger wins, equal ties): the value first, "nothing"
+    below everything; then, under D8, fewer rolls ("43 in one" beats "43 in two")."""
+    if value is None:
+        return (-1, 0)
+    return (value, -rolls if fewer_rolls_wins_tie else 0)
+
+
 def is_five_aces(dice: Iterable[int]) -> bool:
     """Five dice, all aces: the "too lucky" throw (D-15)."""
     d = tuple(dice)

@@ -190,7 +190,7 @@ class Gords:
                 f"{player} ({mine}) opens round {state.round}: {n} dice in play{pal}",
             )
         shown = bid_text((last.count, last.face))
-        if len(self.legal_actions(state)) <= 1 + state.rules.spot_on:
+        if not _can_raise(state):
             text = f"{player} ({mine}) must call {last.player}'s {shown}: no bid is higher"
         else:
             text = (
@@ -338,6 +338,19 @@ def _check_bid(state: GordsState, count: int, face: int) -> None:
             f"G-6: {bid_text((count, face))} does not raise {bid_text(old)}: bids must go up "
             f"({rank})"
         )
+
+
+def _can_raise(state: GordsState) -> bool:
+    """Whether any bid tops the last one (G9: else the next player must call); the biggest
+    counts are tried first, so this is almost always one check."""
+    for count in range(dice_in_play(state), 0, -1):
+        for face in range(6, 0, -1):
+            try:
+                _check_bid(state, count, face)
+            except IllegalActionError:
+                continue
+            return True
+    return False
 
 
 def _bid(state: GordsState, action: Bid) -> GordsState:

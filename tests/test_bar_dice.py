@@ -28,7 +28,7 @@ from scoring.actions import (
     action_from_json,
 )
 from scoring.bar_dice import GAME, BarDiceState
-from scoring.bar_dice_hand import hand_of, hand_value, pace_text, value_words
+from scoring.bar_dice_hand import hand_of, hand_value, pace_text, result_key, value_words
 from scoring.bar_dice_odds import flop_counts, p_round_resets
 from scoring.errors import IllegalActionError, RulesError
 from scoring.games import find
@@ -164,6 +164,17 @@ def prod_fact(d: tuple[int, ...]) -> int:
 def test_reset_odds_table_of_rules_3_3(players: int, any_counting: float, top_only: float) -> None:
     assert round(p_round_resets(players), 3) == any_counting
     assert round(p_round_resets(players, "top_only"), 3) == top_only
+
+
+def test_rules_3_3_self_test_sentences() -> None:
+    assert result_key(43, 1) > result_key(43, 2)  # 43 in one beats 43 in two
+    assert result_key(43, 2) == result_key(43, 2)  # 43 in two v 43 in two: a roll-off
+    assert result_key(43, 1, fewer_rolls_wins_tie=False) == result_key(
+        43, 2, fewer_rolls_wins_tie=False
+    )
+    assert result_key(25, 3) > result_key(None, 1)  # any counting hand beats nothing
+    assert result_key(None, 1) == result_key(None, 3)
+    assert result_key(44, 3) > result_key(43, 1)
 
 
 def test_house_rules_for_values() -> None:

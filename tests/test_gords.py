@@ -490,3 +490,37 @@ def test_cli(capsys: pytest.CaptureFixture[str]) -> None:
     final = json.loads(capsys.readouterr().out)
     assert final["winner"] == "Bob"
     assert final["over"] is True
+
+
+gords_input = st.one_of(
+    st.builds(Bid, st.integers(1, 16), st.integers(1, 6)),
+    st.builds(Bid, st.integers(1, 16), st.integers(1, 6), st.sampled_from(PLAYERS)),
+    st.just(Call()),
+    st.builds(Call, st.sampled_from(PLAYERS)),
+    st.lists(st.integers(1, 6), min_size=1, max_size=15).map(lambda d: Reveal(tuple(d))),
+)
+
+
+@settings(max_examples=60, deadline=None)
+@given(st.lists(gords_input, max_size=80), st.data())
+def test_any_input_is_applied_or_refused_cleanly(
+    actions: list[Action], data: st.DataObject
+) -> None:
+    """Random input either applies or raises IllegalActionError; dice only ever go down
+    (spot on is off), the JSON round-trips, and a legal decision is always accepted."""
+    s = GAME.new(players=PLAYERS)
+    for action in actions:
+        want = GAME.expecting(s)
+        if want.action == "reveal" and data.draw(st.booleans()):
+            n = want.dice
+            action = Reveal(tuple(data.draw(st.lists(st.integers(1, 6), min_size=n, max_size=n))))
+        elif want.action.startswith("bid") and data.draw(st.booleans()):
+            action = data.draw(st.sampled_from(GAME.legal_actions(s)))
+        before = s
+        try:
+            s = GAME.apply(s, action)
+        except IllegalActionError:
+            continue
+        assert all(a >= b for a, b in zip(before.dice, s.dice, strict=True))
+        assert sum(before.dice) - sum(s.dice) <= 1
+        assert GAME.state_from_json(json.loads(json.dumps(GAME.state_to_json(s)))) == s
