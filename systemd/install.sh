@@ -7,7 +7,8 @@
 #   sudo systemd/install.sh --uninstall --purge   ... and the data, settings and user
 #   systemd/install.sh --print-constraints        the NumPy/OpenCV pins for this OS, and why
 #
-# Layout: /opt/dicepad/venv (the program), /etc/dicepad/dicepad.env (settings),
+# Layout: /opt/dicepad/venv (the program, built from the copy in /opt/dicepad/src),
+# /etc/dicepad/dicepad.env (settings),
 # /var/lib/dicepad (database, PIN hash, snapshots; created by systemd), user `dicepad`.
 # For tests, the facts it reads can be redirected: DICEPAD_OS_RELEASE (os-release file),
 # DICEPAD_PI_MODEL (device-tree model file), DICEPAD_SYSTEM_PYTHON (the system python3).
@@ -18,6 +19,7 @@ checkout="$(dirname "$here")"
 prefix=/opt/dicepad
 venv="$prefix/venv"
 constraints="$prefix/constraints.txt"
+source_copy="$prefix/src"
 unit_src="$here/dicepad.service"
 unit_dst=/etc/systemd/system/dicepad.service
 conf_dir=/etc/dicepad
@@ -33,10 +35,24 @@ dry_run=0
 force=0
 purge=0
 
-usage() { sed -n '2,13s/^# \{0,1\}//p' "${BASH_SOURCE[0]}"; }
+usage() { sed -n '2,/^set -euo/s/^# \{0,1\}//p' "${BASH_SOURCE[0]}"; }
 say() { printf '==> %s\n' "$*"; }
 warn() { printf 'install.sh: warning: %s\n' "$*" >&2; }
 die() { printf 'install.sh: %s\n' "$*" >&2; exit 1; }
+
+copy_source() {  # the checkout without VCS, venvs, caches and build leftovers, into $source_copy
+  local excludes=(--exclude=./.git --exclude=./.venv --exclude=./build --exclude=./dist
+    --exclude=./artifacts --exclude='*.egg-info' --exclude=__pycache__ --exclude=./.mypy_cache
+    --exclude=./.pytest_cache --exclude=./.ruff_cache --exclude=./.hypothesis)
+  run rm -rf "$source_copy"
+  run install -d -m 0755 "$source_copy"
+  if [ "$dry_run" = 1 ]; then
+    printf '+ tar -C %q' "$checkout"; printf ' %q' "${excludes[@]}"
+    printf ' -cf - . | tar -C %q --no-same-owner -xf -\n' "$source_copy"
+  else
+    tar -C "$checkout" "${excludes[@]}" -cf - . | tar -C "$source_copy" --no-same-owner -xf -
+  fi
+}
 
 run() {  # run a command, or in a dry run print it (shell-quoted, so it can be pasted)
   if [ "$dry_run" = 1 ]; then
@@ -195,9 +211,12 @@ install_project() {
   if compgen -G "$venv/lib/python3*/site-packages/numpy" >/dev/null; then
     run "$venv/bin/python" -m pip uninstall -y numpy
   fi
-  say "dicepad from $checkout into the venv"
+  # pip builds from a fresh copy: a stale build/ in the checkout would be packaged (deleted
+  # modules coming back), and root must not leave files in the user's checkout.
+  say "dicepad from $checkout (copied to $source_copy) into the venv"
+  copy_source
   run env PIP_DISABLE_PIP_VERSION_CHECK=1 "$venv/bin/python" -m pip install --upgrade \
-    --constraint "$constraints" "${checkout}[pi]"
+    --constraint "$constraints" "${source_copy}[pi]"
   say "check: NumPy must be Debian's, and OpenCV, picamera2 and dicepad must import"
   run "$venv/bin/python" "$pi_install" check --numpy "$numpy" cv2 picamera2 gpiozero server.cli
 }
@@ -210,8 +229,6 @@ install_service() {
   else
     run install -m 0600 "$here/dicepad.env" "$env_file"
   fi
-  [ ! -r "$checkout/docs/raspberry-pi.md" ] \
-    || run install -m 0644 "$checkout/docs/raspberry-pi.md" "$prefix/raspberry-pi.md"
   run install -m 0644 "$unit_src" "$unit_dst"
   run systemctl daemon-reload
   run systemctl enable dicepad.service

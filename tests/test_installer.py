@@ -183,8 +183,9 @@ def test_forced_dry_run_prints_the_full_plan_and_changes_nothing(pi: FakePi) -> 
         "usermod --append --groups video\\,gpio dicepad",
         f"{pi.python} -m venv --system-site-packages /opt/dicepad/venv",
         "write /opt/dicepad/constraints.txt (mode 0644):",
+        "rm -rf /opt/dicepad/src",
         "env PIP_DISABLE_PIP_VERSION_CHECK=1 /opt/dicepad/venv/bin/python -m pip install "
-        f"--upgrade --constraint /opt/dicepad/constraints.txt {REPO}\\[pi\\]",
+        "--upgrade --constraint /opt/dicepad/constraints.txt /opt/dicepad/src\\[pi\\]",
         f"/opt/dicepad/venv/bin/python {REPO}/server/pi_install.py check --numpy 1.24.2 "
         "cv2 picamera2 gpiozero server.cli",
         f"install -m 0644 {REPO}/systemd/dicepad.service /etc/systemd/system/dicepad.service",
@@ -197,6 +198,11 @@ def test_forced_dry_run_prints_the_full_plan_and_changes_nothing(pi: FakePi) -> 
     assert "    numpy==1.24.2" in result.stdout.splitlines()
     assert "    opencv-python-headless<4.12" in result.stdout.splitlines()
     assert "scoreboard's URL" in result.stdout
+    (copy,) = [line for line in plan if line.startswith(f"tar -C {REPO} ")]
+    for leftover in (".git", ".venv", "build"):
+        assert f"--exclude=./{leftover} " in copy  # pip must not package a stale build/
+    assert copy.endswith("-cf - . | tar -C /opt/dicepad/src --no-same-owner -xf -")
+    assert plan.index(copy) < plan.index(expected_in_order[7])
     assert pi.changes() == []
 
 
