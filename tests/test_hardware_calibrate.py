@@ -31,10 +31,17 @@ def empty_pad_folder(folder: Path, seed: int = 4, n: int = 3) -> Pad:
     return truth
 
 
-def test_calibrate_finds_and_saves_the_pad(tmp_path: Path) -> None:
-    truth = empty_pad_folder(tmp_path / "imgs")
+@pytest.fixture(scope="module")
+def recorded(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, Pad]:
+    """A folder of empty-pad frames (rendered once for this module) and the true pad."""
+    folder = tmp_path_factory.mktemp("calibrate") / "imgs"
+    return folder, empty_pad_folder(folder)
+
+
+def test_calibrate_finds_and_saves_the_pad(tmp_path: Path, recorded: tuple[Path, Pad]) -> None:
+    folder, truth = recorded
     data = tmp_path / "data"
-    with FilesSource(tmp_path / "imgs", fps=None, clock=ManualClock()) as src:
+    with FilesSource(folder, fps=None, clock=ManualClock()) as src:
         result = calibrate(src, data, frames=3)
     assert polygon_iou(result.pad, truth) > 0.9
     assert result.frame_size == (640, 480)
@@ -44,12 +51,12 @@ def test_calibrate_finds_and_saves_the_pad(tmp_path: Path) -> None:
     assert cv2.imread(str(data / "calibration.jpg")) is not None
 
 
-def test_cli_end_to_end(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
-    truth = empty_pad_folder(tmp_path / "imgs")
+def test_cli_end_to_end(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], recorded: tuple[Path, Pad]
+) -> None:
+    folder, truth = recorded
     data = tmp_path / "data"
-    code = main(
-        ["calibrate", "--camera", f"files:{tmp_path / 'imgs'}?fps=0", "--data", str(data), "--json"]
-    )
+    code = main(["calibrate", "--camera", f"files:{folder}?fps=0", "--data", str(data), "--json"])
     assert code == 0
     out = json.loads(capsys.readouterr().out)
     assert out["frame_size"] == [640, 480]
@@ -57,7 +64,7 @@ def test_cli_end_to_end(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> N
     assert polygon_iou(Pad.from_json(out["pad"]), truth) > 0.9
     assert Path(out["pad_file"]) == data / "pad.json"
 
-    code = main(["calibrate", "--camera", f"files:{tmp_path / 'imgs'}?fps=0", "--data", str(data)])
+    code = main(["calibrate", "--camera", f"files:{folder}?fps=0", "--data", str(data)])
     assert code == 0
     assert "pad found: " in capsys.readouterr().out
 
