@@ -418,28 +418,27 @@ def _reveal(state: GordsState, action: Reveal) -> GordsState:
     bid = bid_text((count, face))
     if state.spot_on_call:
         exact = got == count
-        loser = "" if exact else caller
-        lost = 0 if exact else 1
-        if exact:
-            i = state.players.index(caller)
-            dice[i] = min(START_DICE, dice[i] + 1)
-            verdict = f"exactly {got}: {caller} is spot on and wins a die back"
-        else:
-            verdict = f"{got}, not {count}: {caller} was not spot on and loses a die"
+        loser, lost = ("", 0) if exact else (caller, 1)
     else:
         loser = caller if met else bidder
         lost = 1
         if rules.dice_lost == "difference":
             lost = max(1, got - count) if met else count - got
-        verdict = (
-            f"{got} showed, {bid} stands: {caller} loses {_n_dice(lost)}"
-            if met
-            else f"only {got} showed for {bid}: {bidder} loses {_n_dice(lost)}"
-        )
+    if loser:
+        lost = min(lost, dice[state.players.index(loser)])
+    if state.spot_on_call and not loser:
+        i = state.players.index(caller)
+        dice[i] = min(START_DICE, dice[i] + 1)
+        verdict = f"exactly {got}: {caller} is spot on and wins a die back"
+    elif state.spot_on_call:
+        verdict = f"{got}, not {count}: {caller} was not spot on and loses a die"
+    elif met:
+        verdict = f"{got} showed, {bid} stands: {caller} loses {_n_dice(lost)}"
+    else:
+        verdict = f"only {got} showed for {bid}: {bidder} loses {_n_dice(lost)}"
     eliminated = False
     if loser:
         i = state.players.index(loser)
-        lost = min(lost, dice[i])
         dice[i] -= lost
         eliminated = dice[i] == 0
         if eliminated:

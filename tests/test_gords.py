@@ -364,6 +364,11 @@ def test_next_starter_loser_and_dice_lost_difference() -> None:
     assert s.results[-1].lost == 3  # count exceeds the bid by 3: the caller loses 3
     s = play(s, [Bid(1, 2), Call(), reveal(9, 2, 1)])
     assert s.results[-1].lost == 1  # exactly met: the caller loses one
+    assert s.dice == (2, 2, 4)
+    s = play(s, [Bid(8, 6), Call(), reveal(8, 6, 0)])  # Cy bid 8, none showed: he has only 4
+    assert s.results[-1].lost == 4
+    assert s.results[-1].text == "only 0 showed for 8 × sixes: Cy loses 4 dice and is out (G-10)"
+    assert s.starter == "Ann"  # the loser is out: the next player after his seat opens
 
 
 def test_spot_on_rule() -> None:
