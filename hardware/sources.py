@@ -72,8 +72,8 @@ class SourceSpec:
     @property
     def hint(self) -> str:
         """The likely cause to show when this source stops delivering frames."""
-        if self.inner is not None:
-            return f"{HINTS[self.kind]}; {self.inner.hint}"
+        if self.inner is not None and self.inner.kind != "demo":
+            return f"{HINTS[self.kind]}; if it happens for real: {self.inner.hint}"
         return HINTS[self.kind]
 
     def __str__(self) -> str:
