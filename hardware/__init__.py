@@ -7,6 +7,7 @@
 - :mod:`hardware.supervisor` — :class:`~hardware.supervisor.CameraSupervisor`: stalls, errors,
   garbage and reconnects, published as a :class:`~hardware.supervisor.CameraStatus`;
 - :mod:`hardware.faulty` — injected faults for tests and rehearsals;
+- :mod:`hardware.recorder` — record frames as JPEGs for a later ``files:DIR`` replay;
 - :mod:`hardware.buttons` — the bank/undo buttons and status LED (gpiozero, optional);
 - :mod:`hardware.clock` — the real clock and :class:`~hardware.clock.ManualClock`.
 
