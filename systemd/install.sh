@@ -11,20 +11,22 @@
 # /etc/dicepad/dicepad.env (settings),
 # /var/lib/dicepad (database, PIN hash, snapshots; created by systemd), user `dicepad`.
 # For tests, the facts it reads can be redirected: DICEPAD_OS_RELEASE (os-release file),
-# DICEPAD_PI_MODEL (device-tree model file), DICEPAD_SYSTEM_PYTHON (the system python3).
+# DICEPAD_PI_MODEL (device-tree model file), DICEPAD_SYSTEM_PYTHON (the system python3), and
+# with --dry-run only, DICEPAD_ROOT (a directory standing in for / to find an earlier install).
 set -euo pipefail
 
 here="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
 checkout="$(dirname "$here")"
-prefix=/opt/dicepad
+root="${DICEPAD_ROOT:-}"
+prefix="$root/opt/dicepad"
 venv="$prefix/venv"
 constraints="$prefix/constraints.txt"
 source_copy="$prefix/src"
 unit_src="$here/dicepad.service"
-unit_dst=/etc/systemd/system/dicepad.service
-conf_dir=/etc/dicepad
+unit_dst="$root/etc/systemd/system/dicepad.service"
+conf_dir="$root/etc/dicepad"
 env_file="$conf_dir/dicepad.env"
-data_dir=/var/lib/dicepad
+data_dir="$root/var/lib/dicepad"
 os_release="${DICEPAD_OS_RELEASE:-/etc/os-release}"
 system_python="${DICEPAD_SYSTEM_PYTHON:-/usr/bin/python3}"
 pi_install="$checkout/server/pi_install.py"
@@ -88,6 +90,7 @@ while [ $# -gt 0 ]; do
   shift
 done
 [ "$purge" = 0 ] || [ "$action" = uninstall ] || die "--purge only goes with --uninstall"
+[ -z "$root" ] || [ "$dry_run" = 1 ] || die "DICEPAD_ROOT is only for dry runs (tests)"
 
 # --- facts -----------------------------------------------------------------------------------
 
@@ -144,7 +147,13 @@ bookworm or trixie is needed. Use --force to try anyway."
       warn "untested OS release '${codename:-unknown}'; going on because of --force"
       ;;
   esac
-  say "architecture: $(uname -m)"
+  local arch
+  arch="$(uname -m)"
+  say "architecture: $arch"
+  case "$arch" in
+    armv6l | armv7l) warn "64-bit Raspberry Pi OS is recommended: for 32-bit ARM, OpenCV comes \
+from piwheels.org only for some releases, and may have to be built (hours)" ;;
+  esac
 }
 
 # --- actions ---------------------------------------------------------------------------------
@@ -258,7 +267,16 @@ print_next_steps() {
     case "$ip" in *:*) ;; *) echo "    http://$ip:$port/" ;; esac
   done
   echo "  The page shows a QR code other players can scan."
-  echo "  The PIN is printed once, on the first start:  sudo journalctl -u dicepad | grep -i pin"
+  local pin_line
+  pin_line="$(journalctl -u dicepad.service --no-pager -o cat 2>/dev/null \
+    | grep -i 'table PIN is' | tail -n 1 || true)"
+  if [ -n "$(setting DICEPAD_PIN '')" ]; then
+    echo "  The PIN is the DICEPAD_PIN set in $env_file."
+  elif [ -n "$pin_line" ]; then
+    echo "  From the log of the first start: $pin_line"
+  else
+    echo "  The PIN is printed once, on the first start:  sudo journalctl -u dicepad | grep -i pin"
+  fi
   echo "  Status and log:  systemctl status dicepad;  sudo journalctl -u dicepad -f"
   echo "  Settings:        sudo nano $env_file, then sudo systemctl restart dicepad"
   echo "  Update:          git pull && sudo systemd/install.sh   (keeps $data_dir)"

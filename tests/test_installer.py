@@ -31,7 +31,7 @@ pytestmark = pytest.mark.skipif(BASH is None, reason="bash is not installed")
 
 CHANGERS = [
     "apt-get", "useradd", "usermod", "groupadd", "userdel", "systemctl", "journalctl",
-    "install", "rm", "chmod", "mv", "pip",
+    "install", "rm", "chmod", "mv", "pip", "tar", "mktemp",
 ]  # fmt: skip
 
 FAKE_PYTHON = """#!/bin/sh
@@ -57,8 +57,18 @@ ID=debian
 """
 
 
+FAKE_GETENT = """#!/bin/sh
+# getent for a fake Pi: user dicepad exists when FAKE_USER is set, groups from FAKE_GROUPS.
+case "$1" in
+  passwd) [ "$2" = dicepad ] && [ -n "$FAKE_USER" ] && echo "dicepad:x:999:999::/:/bin/false" ;;
+  group) for g in $FAKE_GROUPS; do [ "$g" = "$2" ] && echo "$g:x:44:" && exit 0; done; exit 2 ;;
+esac
+"""
+
+
 class FakePi:
-    """A directory of fake facts (model, os-release, python3) and command recorders."""
+    """A directory of fake facts (model, os-release, python3, users, an earlier install under
+    ``fs``, the installer's DICEPAD_ROOT) and recorders for every command that changes things."""
 
     def __init__(self, root: Path) -> None:
         self.root = root
@@ -68,11 +78,35 @@ class FakePi:
         self.calls.touch()
         for name in CHANGERS:
             self._script(self.bin / name, f'#!/bin/sh\necho "{name} $*" >>"$CALLS"\nexit 0\n')
+        self._script(self.bin / "getent", FAKE_GETENT)
         self.python = root / "python3"
         self._script(self.python, FAKE_PYTHON)
         self.model = root / "model"
         self.os_release = root / "os-release"
         self.release("bookworm")
+        self.fs = root / "fs"
+        self.fs.mkdir()
+        self.user = False
+        self.groups = "video gpio"
+        self.python_minor = "3.11"
+
+    def installed_earlier(self, *, python: str = "3.11.2", numpy_in_venv: bool = False) -> None:
+        """What an earlier run of the installer left behind."""
+        venv = self.fs / "opt/dicepad/venv"
+        (venv / "bin").mkdir(parents=True)
+        self._script(venv / "bin/python", "#!/bin/sh\nexit 0\n")
+        (venv / "pyvenv.cfg").write_text(
+            f"home = /usr/bin\ninclude-system-site-packages = true\nversion = {python}\n"
+        )
+        site = venv / f"lib/python{python.rsplit('.', 1)[0]}/site-packages"
+        site.mkdir(parents=True)
+        if numpy_in_venv:
+            (site / "numpy").mkdir()
+        (self.fs / "etc/dicepad").mkdir(parents=True)
+        (self.fs / "etc/dicepad/dicepad.env").write_text("DICEPAD_PIN=2468\n")
+        (self.fs / "etc/systemd/system").mkdir(parents=True)
+        (self.fs / "etc/systemd/system/dicepad.service").write_text("[Service]\n")
+        self.user = True
 
     @staticmethod
     def _script(path: Path, text: str) -> None:
@@ -86,8 +120,13 @@ class FakePi:
         numbers = {"bookworm": 12, "trixie": 13, "bullseye": 11}
         self.os_release.write_text(OS_RELEASE.format(codename=codename, n=numbers[codename]))
 
-    def run(self, *args: str, numpy: str = "") -> subprocess.CompletedProcess[str]:
+    def run(
+        self, *args: str, numpy: str = "", root: bool | None = None
+    ) -> subprocess.CompletedProcess[str]:
+        """The installer with these facts; DICEPAD_ROOT=``fs`` by default in dry runs."""
         assert BASH is not None
+        if root is None:
+            root = "--dry-run" in args
         env = {
             "PATH": f"{self.bin}:{os.environ.get('PATH', '/usr/bin:/bin')}",
             "HOME": str(self.root),
@@ -95,7 +134,10 @@ class FakePi:
             "CALLS": str(self.calls),
             "REAL_PYTHON": sys.executable,
             "FAKE_NUMPY": numpy,
-            "FAKE_PYTHON_MINOR": "3.11",
+            "FAKE_PYTHON_MINOR": self.python_minor,
+            "FAKE_USER": "1" if self.user else "",
+            "FAKE_GROUPS": self.groups,
+            "DICEPAD_ROOT": str(self.fs) if root else "",
             "DICEPAD_PI_MODEL": str(self.model),
             "DICEPAD_OS_RELEASE": str(self.os_release),
             "DICEPAD_SYSTEM_PYTHON": str(self.python),
@@ -174,21 +216,24 @@ def test_forced_dry_run_prints_the_full_plan_and_changes_nothing(pi: FakePi) -> 
     assert result.returncode == 0, result.stderr
     assert "not a Raspberry Pi" in result.stderr  # said, but forced
     plan = plan_lines(result.stdout)
+    opt = f"{pi.fs}/opt/dicepad"
     expected_in_order = [
         "apt-get update",
         "env DEBIAN_FRONTEND=noninteractive apt-get install -y --no-install-recommends "
         "python3-venv python3-numpy python3-picamera2 python3-lgpio sqlite3",
-        "useradd --system --user-group --home-dir /var/lib/dicepad --no-create-home "
+        f"useradd --system --user-group --home-dir {pi.fs}/var/lib/dicepad --no-create-home "
         "--shell /usr/sbin/nologin --comment dicepad\\ scoreboard dicepad",
         "usermod --append --groups video\\,gpio dicepad",
-        f"{pi.python} -m venv --system-site-packages /opt/dicepad/venv",
-        "write /opt/dicepad/constraints.txt (mode 0644):",
-        "rm -rf /opt/dicepad/src",
-        "env PIP_DISABLE_PIP_VERSION_CHECK=1 /opt/dicepad/venv/bin/python -m pip install "
-        "--upgrade --constraint /opt/dicepad/constraints.txt /opt/dicepad/src\\[pi\\]",
-        f"/opt/dicepad/venv/bin/python {REPO}/server/pi_install.py check --numpy 1.24.2 "
+        f"{pi.python} -m venv --system-site-packages {opt}/venv",
+        f"write {opt}/constraints.txt (mode 0644):",
+        f"rm -rf {opt}/src",
+        f"env PIP_DISABLE_PIP_VERSION_CHECK=1 {opt}/venv/bin/python -m pip install "
+        f"--upgrade --constraint {opt}/constraints.txt {opt}/src\\[pi\\]",
+        f"{opt}/venv/bin/python {REPO}/server/pi_install.py check --numpy 1.24.2 "
         "cv2 picamera2 gpiozero server.cli",
-        f"install -m 0644 {REPO}/systemd/dicepad.service /etc/systemd/system/dicepad.service",
+        f"install -m 0600 {REPO}/systemd/dicepad.env {pi.fs}/etc/dicepad/dicepad.env",
+        f"install -m 0644 {REPO}/systemd/dicepad.service "
+        f"{pi.fs}/etc/systemd/system/dicepad.service",
         "systemctl daemon-reload",
         "systemctl enable dicepad.service",
         "systemctl restart dicepad.service",
@@ -201,8 +246,66 @@ def test_forced_dry_run_prints_the_full_plan_and_changes_nothing(pi: FakePi) -> 
     (copy,) = [line for line in plan if line.startswith(f"tar -C {REPO} ")]
     for leftover in (".git", ".venv", "build"):
         assert f"--exclude=./{leftover} " in copy  # pip must not package a stale build/
-    assert copy.endswith("-cf - . | tar -C /opt/dicepad/src --no-same-owner -xf -")
-    assert plan.index(copy) < plan.index(expected_in_order[7])
+    assert copy.endswith(f"-cf - . | tar -C {opt}/src --no-same-owner -xf -")
+    assert positions[6] < plan.index(copy) < positions[7]
+    assert not any("groupadd" in line or "uninstall" in line for line in plan)
+    assert pi.changes() == []
+
+
+def test_an_update_keeps_the_user_the_settings_and_the_venv(pi: FakePi) -> None:
+    pi.board("Raspberry Pi 5 Model B Rev 1.0")
+    pi.installed_earlier()
+    result = pi.run("--dry-run", numpy="1.24.2")
+    assert result.returncode == 0, result.stderr
+    plan = plan_lines(result.stdout)
+    assert "    user dicepad exists" in result.stdout
+    assert "    venv is current" in result.stdout
+    assert f"    {pi.fs}/etc/dicepad/dicepad.env exists: kept" in result.stdout
+    assert not any(word in line for line in plan for word in ("useradd", "-m venv", ".env"))
+    assert not any("rm -rf" in line and line.endswith("/venv") for line in plan)
+    assert any(" -m pip install --upgrade " in line for line in plan)
+    assert plan[-1] == "systemctl restart dicepad.service"
+    assert pi.changes() == []
+
+
+def test_an_os_upgrade_rebuilds_the_venv_for_the_new_python(pi: FakePi) -> None:
+    pi.board("Raspberry Pi 4 Model B Rev 1.5")
+    pi.installed_earlier(python="3.11.2")
+    pi.release("trixie")
+    pi.python_minor = "3.13"
+    result = pi.run("--dry-run", numpy="2.2.4")
+    assert result.returncode == 0, result.stderr
+    plan = plan_lines(result.stdout)
+    venv = f"{pi.fs}/opt/dicepad/venv"
+    rebuild = [f"rm -rf {venv}", f"{pi.python} -m venv --system-site-packages {venv}"]
+    assert plan[plan.index(rebuild[0]) + 1] == rebuild[1]
+    assert pi.changes() == []
+
+
+def test_an_update_removes_a_numpy_that_pip_put_in_the_venv(pi: FakePi) -> None:
+    pi.board("Raspberry Pi 4 Model B Rev 1.5")
+    pi.installed_earlier(numpy_in_venv=True)
+    result = pi.run("--dry-run", numpy="1.24.2")
+    assert result.returncode == 0, result.stderr
+    plan = plan_lines(result.stdout)
+    repair = f"{pi.fs}/opt/dicepad/venv/bin/python -m pip uninstall -y numpy"
+    install = next(i for i, line in enumerate(plan) if " -m pip install " in line)
+    assert plan.index(repair) < install
+
+
+def test_a_missing_gpio_group_is_created(pi: FakePi) -> None:
+    pi.board("Raspberry Pi 4 Model B Rev 1.5")
+    pi.groups = "video"
+    result = pi.run("--dry-run", numpy="1.24.2")
+    assert result.returncode == 0, result.stderr
+    assert "groupadd --system gpio" in plan_lines(result.stdout)
+
+
+def test_dicepad_root_is_refused_outside_a_dry_run(pi: FakePi) -> None:
+    pi.board("Raspberry Pi 4 Model B Rev 1.5")
+    result = pi.run(root=True)
+    assert result.returncode != 0
+    assert "DICEPAD_ROOT is only for dry runs" in result.stderr
     assert pi.changes() == []
 
 
@@ -237,14 +340,23 @@ def test_print_constraints(pi: FakePi) -> None:
 
 
 def test_uninstall_keeps_the_data_unless_purged(pi: FakePi) -> None:
+    pi.installed_earlier()
     kept = pi.run("--uninstall", "--dry-run")
     assert kept.returncode == 0, kept.stderr
-    assert "rm -rf /opt/dicepad" in plan_lines(kept.stdout)
-    assert "kept the database in /var/lib/dicepad" in kept.stdout
-    assert not any("/var/lib/dicepad" in line for line in plan_lines(kept.stdout))
+    plan = plan_lines(kept.stdout)
+    assert plan[:4] == [
+        "systemctl disable --now dicepad.service",
+        f"rm -f {pi.fs}/etc/systemd/system/dicepad.service",
+        "systemctl daemon-reload",
+        f"rm -rf {pi.fs}/opt/dicepad",
+    ]
+    assert f"kept the database in {pi.fs}/var/lib/dicepad" in kept.stdout
+    assert not any("/var/lib/dicepad" in line or "userdel" in line for line in plan)
     purged = pi.run("--uninstall", "--purge", "--dry-run")
     assert purged.returncode == 0, purged.stderr
-    assert "rm -rf /var/lib/dicepad /etc/dicepad" in plan_lines(purged.stdout)
+    plan = plan_lines(purged.stdout)
+    assert f"rm -rf {pi.fs}/var/lib/dicepad {pi.fs}/etc/dicepad" in plan
+    assert plan[-1] == "userdel dicepad"
     assert pi.changes() == []
 
 

@@ -124,9 +124,10 @@ def test_service_contract() -> None:
 
 def test_installer_installs_this_unit_where_the_docs_say() -> None:
     script = (REPO / "systemd" / "install.sh").read_text()
-    assert "unit_dst=/etc/systemd/system/dicepad.service" in script
+    assert 'unit_dst="$root/etc/systemd/system/dicepad.service"' in script
     assert 'venv="$prefix/venv"' in script
-    assert "prefix=/opt/dicepad" in script
+    assert 'prefix="$root/opt/dicepad"' in script
+    assert 'root="${DICEPAD_ROOT:-}"' in script  # empty unless a test sets it (dry runs only)
 
 
 # --- MemoryDenyWriteExecute=yes ----------------------------------------------------------------
