@@ -176,13 +176,13 @@ class Stream:
         yield f"retry: {RETRY_MS}\n\n".encode()
         yield from self._initial
         while True:
-            message = self._sub.get(self._keepalive)
-            if message is None:
+            live = self._sub.get(self._keepalive)
+            if live is None:
                 yield KEEPALIVE
-            elif message == _CLOSE:
+            elif live == _CLOSE:
                 return
             else:
-                yield message
+                yield live
 
     def __iter__(self) -> Iterator[bytes]:
         return self

@@ -29,7 +29,10 @@ HELP = "run the scoreboard: JSON API, live feed and pad service on one port"
 DEFAULT_PORT = 8080
 EXTRA_THREADS = 16  #: for API requests beyond the live-feed clients
 EXTRA_CONNECTIONS = 100  #: pollers, API clients and requests in flight beyond the feed
-OUTBUF_HIGH_WATERMARK = 256 * 1024  #: per connection; past it the writer thread waits
+#: Per connection. Past it the connection's thread waits (its feed queue then fills and the
+#: phone is dropped), and waitress starts a fresh buffer: on a never-ending SSE response the
+#: buffer keeps what was already sent until then, so this bounds a phone's memory too.
+OUTBUF_HIGH_WATERMARK = 64 * 1024
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
