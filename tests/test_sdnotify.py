@@ -9,6 +9,7 @@ import signal
 import socket
 import subprocess
 import sys
+import threading
 import time
 import uuid
 from collections.abc import Iterator
@@ -182,6 +183,39 @@ def test_an_oversized_message_is_dropped_not_raised(manager: ServiceManager) -> 
 # --- dicepad serve under a fake service manager ---------------------------------------------
 
 HAS_SERVE = importlib.util.find_spec("server.cli.serve") is not None
+
+
+@pytest.mark.skipif(not HAS_SERVE, reason="server/cli/serve.py (the server's issue) not there yet")
+def test_serve_feeds_the_watchdog_only_while_healthy(manager: ServiceManager) -> None:
+    """A failing (or crashing) health check silences the pings, so systemd restarts us."""
+    from server.cli.serve import _watchdog
+
+    state = {"health": "ok"}
+
+    def healthy() -> bool:
+        if state["health"] == "crash":
+            raise RuntimeError("database is locked")
+        return state["health"] == "ok"
+
+    stop = threading.Event()
+    pinger = threading.Thread(
+        target=_watchdog, args=(Notifier(manager.address, 100_000), healthy, stop), daemon=True
+    )
+    pinger.start()  # pings every 0.05 s
+    try:
+        manager.wait_for("WATCHDOG=1", timeout=5)
+        for bad in ("sick", "crash"):
+            state["health"] = bad
+            time.sleep(0.2)  # let a ping already on its way arrive
+            manager.pending()
+            time.sleep(0.5)
+            assert manager.pending() == [], bad
+            state["health"] = "ok"
+            manager.wait_for("WATCHDOG=1", timeout=5)
+    finally:
+        stop.set()
+        pinger.join(5)
+    assert not pinger.is_alive()
 
 
 def free_port() -> int:
