@@ -1,0 +1,152 @@
+"""The coach's single entry point: ``hint(game_name, state, rules)`` for any game.
+
+The scoreboard calls :func:`hint` with the table's current state (the game's ``State`` value
+or its ``state_to_json`` object) and shows ``hint["text"]``; the other keys are the figures
+behind it. Every hint carries ``game``, ``advice`` and ``text``:
+
+- ``you-blew-it`` / ``bolo``: ``p_blow``, ``expected_turn``, ``roll_value``, ``bank_value``,
+  ``roll_gain``, ``advice`` (``roll`` / ``bank`` / ``keep`` / ``none``), ``keep`` and ``then``
+  (see :func:`scoring.coach_farkle_hint.turn_hint`). ``state=None`` describes the start of a
+  turn under ``rules``.
+- ``bar-dice``: ``p_goal`` (beat or tie the pace), ``p_beat``, ``advice`` (``roll`` /
+  ``farm`` / ``stand`` / ``none``) and ``farm`` (see :func:`scoring.coach_bar_dice.go_hint`).
+- ``gords``: ``p_bid`` (the standing bid is true), ``most_likely``, ``advice`` (``raise`` /
+  ``call``) and ``raise``; pass the player's own dice as ``own=`` (hidden from the table, so
+  without them every die counts as unknown).
+
+Farkle policies are solved on first use and memoised; a server warms them at startup from its
+data directory with :func:`scoring.coach_farkle_cache.warm` so that a hint is a lookup.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterable, Mapping
+from typing import Any
+
+from scoring import bar_dice, bolo, gords, you_blew_it
+from scoring.actions import Bid
+from scoring.bar_dice_state import BarDiceState, Go
+from scoring.coach_bar_dice import go_hint
+from scoring.coach_farkle import solve
+from scoring.coach_farkle_hint import TurnState, spec_for, state_hint, turn_hint
+from scoring.coach_gords import advise
+from scoring.games import NAMES, find
+from scoring.gords_bids import parse_board
+from scoring.gords_state import GordsState
+from scoring.rules import parse_rules
+
+_STATES: dict[str, type] = {
+    "you-blew-it": you_blew_it.State,
+    "bolo": bolo.State,
+    "bar-dice": BarDiceState,
+    "gords": GordsState,
+}
+
+
+def hint(
+    game_name: str,
+    state: Any = None,
+    rules: Mapping[str, object] | object | None = None,
+    *,
+    own: Iterable[int] | None = None,
+) -> dict[str, Any]:
+    """The coach's hint for the player to act in ``state`` (a state value, its JSON object
+    or JSON text; ``None``: the start of a turn under ``rules``). Raises ``ValueError`` for an
+    unknown game or a malformed state."""
+    if game_name not in NAMES:
+        raise ValueError(f"unknown game {game_name!r}; known games: {', '.join(NAMES)}")
+    game = find(game_name)
+    if state is None:
+        if not isinstance(rules, game.rules_type):
+            rules = parse_rules(game.rules_type, rules, game.rules_prefix)  # type: ignore[arg-type]
+        return _fresh(game_name, rules)
+    if isinstance(state, str | bytes):
+        try:
+            state = json.loads(state)
+        except json.JSONDecodeError as exc:
+            raise ValueError(f"state is not JSON: {exc}") from None
+    if isinstance(state, Mapping):
+        try:
+            state = game.state_from_json(state)
+        except (KeyError, TypeError, AttributeError) as exc:
+            raise ValueError(f"bad {game_name} state: {exc!r}") from None
+    if not isinstance(state, _STATES[game_name]):
+        raise ValueError(f"not a {game_name} state: {type(state).__name__}")
+    if isinstance(state, you_blew_it.State | bolo.State):
+        return state_hint(state)
+    if isinstance(state, BarDiceState):
+        return bar_dice_hint(state)
+    assert isinstance(state, GordsState)
+    return gords_hint(state, own=own)
+
+
+def _fresh(game_name: str, rules: Any) -> dict[str, Any]:
+    if isinstance(rules, you_blew_it.HouseRules | bolo.HouseRules):
+        minimum = rules.entry_min if isinstance(rules, bolo.HouseRules) else rules.on_board_min
+        policy = solve(spec_for(game_name, rules, minimum=minimum))
+        return turn_hint(policy, TurnState("roll", 0, policy.spec.table.dice))
+    if isinstance(rules, bar_dice.HouseRules):
+        return go_hint(rolls_left=3, rules=rules)
+    return {
+        "game": "gords",
+        "advice": "none",
+        "text": "Gords hints need the bid, your dice and the dice in play.",
+    }
+
+
+def bar_dice_hint(state: BarDiceState) -> dict[str, Any]:
+    """The hint for the player rolling in a Bar Dice state."""
+    rnd = state.round
+    none = {"game": "bar-dice", "advice": "none"}
+    if state.phase == "over" or rnd is None:
+        return {**none, "text": "Game over."}
+    if rnd.kind == "order":
+        return {**none, "text": "Roll one die each for the order of play."}
+    player = rnd.roster[len(rnd.results)]
+    if state.rethrow is not None:
+        return {**none, "player": player, "advice": "reroll", "text": "Re-roll the cocked dice."}
+    go = rnd.go or Go(player)
+    limit = rnd.max_rolls if rnd.max_rolls == 1 or not rnd.results else rnd.results[0].rolls
+    counting = [r.value for r in rnd.results if r.value is not None]
+    if rnd.max_rolls > 1:  # sponsor turn or roll-off: beat or tie the pace
+        target = rnd.results[0].value if rnd.results else None
+        beat_nothing = bool(rnd.results) and target is None
+    else:  # a flop: get out by topping the best so far
+        target = max(counting) + 1 if counting else None
+        beat_nothing = not counting
+    out = go_hint(
+        rolls_left=max(limit - go.rolls, 0),
+        farmed=go.farmed,
+        roll=go.roll if go.rolls else (),
+        target=target,
+        beat_nothing=beat_nothing,
+        rules=state.rules,
+    )
+    out["player"] = player
+    return out
+
+
+def gords_hint(state: GordsState, *, own: Iterable[int] | None = None) -> dict[str, Any]:
+    """Raise or call for the player to bid, from the engine's legal bids."""
+    if state.phase != "bidding":
+        return {"game": "gords", "advice": "none", "text": "Reveal every die to settle the call."}
+    dice = tuple(own or ())
+    in_play = gords.dice_in_play(state)
+    if len(dice) > in_play:
+        raise ValueError(f"{len(dice)} own dice but only {in_play} in play")
+    rules = state.rules
+    board = parse_board(rules.board) if rules.ones_bid_rank == "board_order" else ()
+    raises = [(a.count, a.face) for a in gords.GAME.legal_actions(state) if isinstance(a, Bid)]
+    current = (state.bids[-1].count, state.bids[-1].face) if state.bids else None
+    out = advise(
+        current,
+        raises,
+        own=dice,
+        unknown=in_play - len(dice),
+        ones_wild=not state.palifico,
+        ones_rank=rules.ones_bid_rank,
+        board=board,
+    )
+    out["player"] = state.turn
+    return out

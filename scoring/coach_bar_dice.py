@@ -1,0 +1,250 @@
+"""Bar Dice coach: the chance to reach a hand within the rolls left, and the best farming.
+
+Exact dynamic programming over multisets (multinomial weights), memoised per rule set and goal:
+a go is "farmed dice, rolls left"; after each roll the player stands or farms some of the
+rolled dice and throws the rest again (RULES.md D-7, D-8, D11: the first farm needs an ace).
+Hands are valued by :func:`scoring.bar_dice_hand.hand_value` only.
+
+Goals: ``at_least(v)`` maximises P(final hand >= v) ("beat or tie" v; ``v = 0`` means any
+counting hand, which beats "nothing"); ``mean`` maximises the mean hand value ("nothing" = 0),
+a reasonable aim for the hammer, who sets the pace with no target yet. With D8 (fewer rolls
+wins a tie) a tie in fewer rolls than the pace is a win and one in as many is a roll-off; the
+coach reports P(beat) and P(beat or tie) separately and plays for "beat or tie".
+"""
+
+from __future__ import annotations
+
+import itertools
+from collections import Counter
+from collections.abc import Iterable
+from dataclasses import dataclass
+from functools import lru_cache
+from typing import Any
+
+from scoring.bar_dice_hand import ACE, DICE, hand_value, value_words
+from scoring.bar_dice_rules import HouseRules
+from scoring.coach_farkle import multisets
+
+Dice = tuple[int, ...]
+
+
+@dataclass(frozen=True)
+class Goal:
+    """What a go plays for: ``kind`` ``at_least`` (with ``value``) or ``mean``."""
+
+    kind: str
+    value: int = 0
+
+    def utility(self, value: int | None) -> float:
+        if self.kind == "mean":
+            return float(value or 0)
+        return 1.0 if value is not None and value >= self.value else 0.0
+
+
+def at_least(value: int) -> Goal:
+    return Goal("at_least", value)
+
+
+MEAN = Goal("mean")
+
+
+@dataclass(frozen=True)
+class _Rules:
+    ace_required: bool
+    five_aces_value: int
+    first_farm_needs_ace: bool
+
+    @staticmethod
+    def of(rules: HouseRules) -> _Rules:
+        return _Rules(rules.ace_required, rules.five_aces_value, rules.first_farm_needs_ace)
+
+
+def _sorted(dice: Iterable[int]) -> Dice:
+    return tuple(sorted(dice))
+
+
+def _sub_multisets(roll: Dice) -> list[Dice]:
+    """Every sub-multiset of ``roll`` once (sorted)."""
+    counts = Counter(roll)
+    faces = sorted(counts)
+    out = []
+    for pick in itertools.product(*(range(counts[f] + 1) for f in faces)):
+        out.append(tuple(f for f, k in zip(faces, pick, strict=True) for _ in range(k)))
+    return out
+
+
+@lru_cache(maxsize=200_000)
+def _value(r: _Rules, dice: Dice) -> int | None:
+    return hand_value(dice, ace_required=r.ace_required, five_aces_value=r.five_aces_value)
+
+
+@lru_cache(maxsize=200_000)
+def _roll(r: _Rules, goal: Goal, farmed: Dice, rolls: int) -> float:
+    """Expected utility of throwing the unfarmed dice now with ``rolls`` rolls left (>= 1)."""
+    m = DICE - len(farmed)
+    total = 0
+    acc = 0.0
+    for dice, ways in multisets(m):
+        acc += ways * _after(r, goal, farmed, dice, rolls - 1)
+        total += ways
+    return acc / total
+
+
+def _choices(r: _Rules, farmed: Dice, roll: Dice) -> list[Dice]:
+    """Dice that may be farmed from ``roll`` before the next throw (leaving at least one)."""
+    out = []
+    for sub in _sub_multisets(roll):
+        if len(sub) == len(roll):
+            continue
+        if sub and not farmed and r.first_farm_needs_ace and ACE not in sub:
+            continue
+        out.append(sub)
+    return out
+
+
+@lru_cache(maxsize=200_000)
+def _after(r: _Rules, goal: Goal, farmed: Dice, roll: Dice, rolls_left: int) -> float:
+    """Expected utility after a throw showing ``roll``: stand, or farm and throw again."""
+    best = goal.utility(_value(r, _sorted(farmed + roll)))
+    if rolls_left <= 0:
+        return best
+    for sub in _choices(r, farmed, roll):
+        best = max(best, _roll(r, goal, _sorted(farmed + sub), rolls_left))
+    return best
+
+
+def _check(farmed: Dice, roll: Dice, rolls_left: int) -> None:
+    if any(not 1 <= d <= 6 for d in farmed + roll):
+        raise ValueError("dice show 1-6")
+    if len(farmed) + len(roll) > DICE:
+        raise ValueError(f"a hand has {DICE} dice, got {len(farmed) + len(roll)}")
+    if not 0 <= rolls_left <= 3:
+        raise ValueError(f"rolls left are 0 to 3, got {rolls_left}")
+
+
+def p_reach(
+    goal_value: int,
+    *,
+    rolls_left: int,
+    farmed: Iterable[int] = (),
+    rules: HouseRules | None = None,
+) -> float:
+    """P(a hand >= ``goal_value`` within ``rolls_left`` throws of the unfarmed dice), with
+    the best farming (``goal_value = 0``: any counting hand)."""
+    f = _sorted(farmed)
+    _check(f, (), rolls_left)
+    if len(f) == DICE or rolls_left == 0:
+        return (
+            at_least(goal_value).utility(_value(_Rules.of(rules or HouseRules()), f))
+            if len(f) == DICE
+            else 0.0
+        )
+    return _roll(_Rules.of(rules or HouseRules()), at_least(goal_value), f, rolls_left)
+
+
+@dataclass(frozen=True)
+class FarmChoice:
+    """One choice after a throw: ``farm`` these dice and throw the rest, or stand."""
+
+    farm: Dice
+    stand: bool
+    value: float  #: P(goal) (or the mean hand) under best play afterwards
+
+    def to_json(self) -> dict[str, Any]:
+        return {"farm": list(self.farm), "stand": self.stand, "value": round(self.value, 4)}
+
+
+def farm_choices(
+    roll: Iterable[int],
+    *,
+    rolls_left: int,
+    goal: Goal,
+    farmed: Iterable[int] = (),
+    rules: HouseRules | None = None,
+) -> list[FarmChoice]:
+    """Every choice after a throw showing ``roll`` (stand, or farm a legal subset and throw
+    the rest), best first; ``rolls_left`` throws remain after this one."""
+    f, rl = _sorted(farmed), _sorted(roll)
+    _check(f, rl, rolls_left)
+    r = _Rules.of(rules or HouseRules())
+    out = [FarmChoice((), True, goal.utility(_value(r, _sorted(f + rl))))]
+    if rolls_left > 0:
+        for sub in _choices(r, f, rl):
+            out.append(FarmChoice(sub, False, _roll(r, goal, _sorted(f + sub), rolls_left)))
+    out.sort(key=lambda c: (-round(c.value, 12), not c.stand, -len(c.farm), c.farm))
+    return out
+
+
+def go_hint(
+    *,
+    rolls_left: int,
+    farmed: Iterable[int] = (),
+    roll: Iterable[int] = (),
+    target: int | None = None,
+    beat_nothing: bool = False,
+    rules: HouseRules | None = None,
+) -> dict[str, Any]:
+    """The hint for a go: with a ``target`` (the pace to beat or tie; ``beat_nothing``: the
+    pace is "nothing", any counting hand wins) the chances and the best farming for it,
+    else the best farming for the mean hand. ``roll``: the throw on the pad (empty before
+    the first throw); ``rolls_left``: throws still allowed after it."""
+    f, rl = _sorted(farmed), _sorted(roll)
+    _check(f, rl, rolls_left)
+    if not rl and len(f) < DICE and rolls_left == 0:
+        raise ValueError("no throw on the pad and no rolls left")
+    r = _Rules.of(rules or HouseRules())
+    goal = at_least(0) if beat_nothing else MEAN if target is None else at_least(target)
+    out: dict[str, Any] = {
+        "game": "bar-dice",
+        "farmed": list(f),
+        "roll": list(rl),
+        "rolls_left": rolls_left,
+        "target": None if beat_nothing else target,
+        "goal": "any counting hand" if beat_nothing else goal.kind,
+    }
+    if rl:
+        choices = farm_choices(rl, rolls_left=rolls_left, goal=goal, farmed=f, rules=rules)
+        best = choices[0]
+        hand = _value(r, _sorted(f + rl))
+        out["hand"] = hand
+        out["choices"] = [c.to_json() for c in choices[:8]]
+        out["advice"] = "stand" if best.stand else "farm"
+        out["farm"] = list(best.farm)
+        if best.stand:
+            text = f"Stand on {value_words(hand)}"
+        else:
+            kept = " ".join(map(str, best.farm)) or "nothing"
+            text = f"Farm {kept} and throw {DICE - len(f) - len(best.farm)}"
+        chance = best.value
+    else:
+        out["advice"] = "roll"
+        chance = _roll(r, goal, f, rolls_left) if rolls_left else goal.utility(_value(r, f))
+        text = f"Throw {DICE - len(f)}"
+    if goal.kind == "at_least":
+        out["p_goal"] = round(chance, 4)
+        if target is not None and not beat_nothing:
+            beat = at_least(target + 1)
+            if rl:
+                out["p_beat"] = round(
+                    farm_choices(rl, rolls_left=rolls_left, goal=beat, farmed=f, rules=rules)[
+                        0
+                    ].value,
+                    4,
+                )
+            else:
+                out["p_beat"] = round(_roll(r, beat, f, rolls_left), 4) if rolls_left else 0.0
+            aim = f"to beat or tie {value_words(target)}"
+        else:
+            aim = "to make a counting hand"
+        out["text"] = f"{text}: {100 * chance:.1f} % {aim}."
+    else:
+        out["mean_hand"] = round(chance, 2)
+        out["text"] = f"{text}: best mean hand {chance:.1f}."
+    return out
+
+
+def forget() -> None:
+    """Drop memoised results (benchmarks time a cold start with this)."""
+    _roll.cache_clear()
+    _after.cache_clear()
+    _value.cache_clear()

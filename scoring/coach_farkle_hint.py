@@ -1,0 +1,237 @@
+"""Farkle-family hints: the policy's advice for one turn state, as JSON for phones and the CLI.
+
+:func:`spec_for` turns a game's house rules and the turn's circumstances (Bolo's board, You
+Blew It's teammates' points and on-board minimum) into a :class:`FarkleSpec`;
+:func:`turn_hint` reads the solved policy for one state; :func:`state_hint` does both for a
+live ``you_blew_it.State`` / ``bolo.State``. Every value is in *turn points* (what this turn
+adds to the team or board, so a You Blew It blow that wipes teammates' points is negative).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import Any
+
+from scoring import bolo, you_blew_it
+from scoring.coach_farkle import CLAUSE_FACES, FarkleSpec, Policy, dice_text, p_blow, solve
+
+GAMES = ("you-blew-it", "bolo")
+
+
+def spec_for(
+    game: str,
+    rules: you_blew_it.HouseRules | bolo.HouseRules,
+    *,
+    minimum: int = 0,
+    teammates: int = 0,
+) -> FarkleSpec:
+    """The policy spec of a turn: ``minimum`` is the least turn that counts (Bolo's board
+    minimum, YBI's on-board minimum when not yet on the board), ``teammates`` the points
+    this player's teammates banked earlier in the round (YBI: lost on a blow)."""
+    if isinstance(rules, bolo.HouseRules):
+        return FarkleSpec(
+            "bolo",
+            bolo.table(rules),
+            minimum=minimum,
+            may_pass=rules.below_min_may_pass,
+            clause_rerolls=rules.yahtzee_rerolls if rules.yahtzee_clause else None,
+            five_ones_win=rules.five_ones_wins_instantly,
+        )
+    if teammates and minimum:  # player scope: the teammates' points stay if the bank is short
+        return FarkleSpec(
+            "you-blew-it", you_blew_it.table(rules), minimum=teammates + minimum, floor=teammates
+        )
+    return FarkleSpec("you-blew-it", you_blew_it.table(rules), minimum=minimum)
+
+
+def standard_specs(rules: you_blew_it.HouseRules | bolo.HouseRules) -> list[FarkleSpec]:
+    """The policies a table of this rule set needs (one per board minimum): solve these at
+    startup (:func:`scoring.coach_farkle_cache.warm`)."""
+    if isinstance(rules, bolo.HouseRules):
+        mins = (rules.entry_min, rules.take_min, rules.take_min_7000, rules.take_min_9000)
+        return [spec_for("bolo", rules, minimum=m) for m in dict.fromkeys(mins)]
+    mins2 = (0, rules.on_board_min) if rules.on_board_min else (0,)
+    return [spec_for("you-blew-it", rules, minimum=m) for m in mins2]
+
+
+@dataclass(frozen=True)
+class TurnState:
+    """Where a turn stands, as the coach sees it.
+
+    ``phase``: ``roll`` (dice about to be thrown, the choice is made), ``decide`` (after a
+    keep: roll ``dice`` or bank), ``keep`` (choose a keep of ``roll``), ``blown``.
+    """
+
+    phase: str
+    turn_points: int = 0
+    dice: int = 0
+    may_stop: bool = False
+    clause: bool = False
+    roll: tuple[int, ...] = ()
+    teammates: int = 0
+
+
+def _pct(p: float) -> str:
+    return f"{100 * p:.1f} %"
+
+
+def _dice_word(n: int) -> str:
+    return f"{n} {'die' if n == 1 else 'dice'}"
+
+
+def turn_hint(policy: Policy, turn: TurnState) -> dict[str, Any]:
+    """The advice for one state: ``p_blow`` of the dice about to be rolled, ``expected_turn``
+    (a fresh turn under best play, same circumstances), ``roll_value`` / ``bank_value``
+    (expected turn points of rolling on / banking now; ``bank_value`` is ``None`` when
+    banking is not allowed), ``advice`` (``roll``, ``bank``, ``keep`` or ``none``), the best
+    ``keep`` with what to do ``then``, and ``text``."""
+    spec, w = policy.spec, turn.teammates
+    risk = w + turn.turn_points
+    out: dict[str, Any] = {
+        "game": spec.game,
+        "phase": turn.phase,
+        "turn_points": turn.turn_points,
+        "teammates_at_risk": w,
+        "minimum": max(spec.minimum - w, 0),
+        "expected_turn": round(policy.expected_turn(w), 1),
+        "dice_left": turn.dice,
+        "p_blow": None,
+        "roll_value": None,
+        "bank_value": None,
+        "roll_gain": None,
+        "advice": "none",
+        "keep": None,
+        "then": None,
+        "keeps": [],
+    }
+    if turn.phase == "blown":
+        lost = f" and {w} of the team's" if w else ""
+        out["text"] = f"Blown: the turn's {turn.turn_points}{lost} points are lost."
+        out["advice"] = "none"
+        return out
+    if turn.phase == "keep":
+        ranked = policy.keep_values(turn.roll, risk)
+        if not ranked:
+            out["text"] = f"{dice_text(turn.roll)} scores nothing: blown."
+            out["phase"] = "blown"
+            return out
+        listed = []
+        for option, value, (n, stop, clause) in ranked:
+            bank = spec.bank(risk + option.points) if stop and n else None
+            roll = policy.roll_value(risk + option.points, n, clause) if n else None
+            then = "bank" if roll is None or (bank is not None and bank >= roll) else "roll"
+            listed.append(
+                {
+                    "keep": list(option.keep),
+                    "points": option.points,
+                    "value": round(value - w, 1),
+                    "then": then,
+                    "dice_left": n,
+                }
+            )
+        best = ranked[0]
+        option, value, (n, stop, clause) = best
+        out.update(
+            advice="keep",
+            keep=list(option.keep),
+            then=listed[0]["then"],
+            keeps=listed,
+            dice_left=n,
+        )
+        after = TurnState("decide", turn.turn_points + option.points, n, stop, clause, (), w)
+        nested = turn_hint(policy, after) if n else None
+        if nested is not None:
+            for k in ("p_blow", "roll_value", "bank_value", "roll_gain"):
+                out[k] = nested[k]
+        what = (
+            "and bank"
+            if listed[0]["then"] == "bank"
+            else f"and roll {_dice_word(n)}"
+            if n
+            else "(the turn ends)"
+        )
+        out["text"] = (
+            f"Keep {dice_text(option.keep)} ({option.points}) {what}: worth "
+            f"{value - w:.0f} on average."
+        )
+        return out
+    n = turn.dice
+    roll = policy.roll_value(risk, n, turn.clause) - w
+    bank_raw = spec.bank(risk) if turn.phase == "decide" and turn.may_stop else None
+    bank = None if bank_raw is None else bank_raw - w
+    pb = p_blow(n, spec.table)
+    out.update(
+        p_blow=round(pb, 4),
+        roll_value=round(roll, 1),
+        bank_value=None if bank is None else round(bank, 1),
+        roll_gain=None if bank is None else round(roll - bank, 1),
+    )
+    head = f"Roll {_dice_word(n)}: {_pct(pb)} to blow it"
+    if bank is None:
+        out["advice"] = "roll"
+        why = "" if turn.phase == "roll" else " (banking is not allowed now)"
+        out["text"] = f"{head}; the turn is worth {roll:.0f} on average{why}."
+    else:
+        out["advice"] = "bank" if bank >= roll else "roll"
+        word = "Bank" if bank >= roll else "Roll on"
+        out["text"] = (
+            f"{head}; rolling on is worth {roll - bank:+.0f} points against banking "
+            f"{bank:.0f}. {word}."
+        )
+    return out
+
+
+def clause_live(rules: bolo.HouseRules, kept: Sequence[int], cycle_steps: int, used: int) -> bool:
+    """B13 is live for the next roll (as :func:`scoring.bolo.yahtzee_ready` checks it later)."""
+    if not rules.yahtzee_clause or (rules.yahtzee_rerolls and used >= rules.yahtzee_rerolls):
+        return False
+    return (
+        cycle_steps == 1 and len(kept) in (3, 4) and len(set(kept)) == 1 and kept[0] in CLAUSE_FACES
+    )
+
+
+def state_hint(state: you_blew_it.State | bolo.State) -> dict[str, Any]:
+    """The hint for the player to act in a live game state (either Farkle game)."""
+    if state.over:
+        return {"game": _name(state), "phase": "over", "advice": "none", "text": "Game over."}
+    turn = state.turn
+    if isinstance(state, bolo.State):
+        spec = spec_for("bolo", state.rules, minimum=state.minimum())
+        w = 0
+        full = bolo.DICE
+        clause = clause_live(state.rules, turn.kept, len(turn.cycle_steps()), turn.clause_rerolls)
+    else:
+        team = state.team_of(state.player)
+        w = sum(r.points for r in state.this_round if r.team == team and r.status == "banked")
+        rules = state.rules
+        key = team if rules.on_board_scope == "team" else state.player
+        minimum = rules.on_board_min if rules.on_board_min and key not in state.on_board else 0
+        spec = spec_for("you-blew-it", rules, minimum=minimum, teammates=w)
+        full = you_blew_it.DICE
+        clause = False
+    policy = solve(spec)
+    n = turn.dice_wanted(full)
+    if turn.phase == "reroll":
+        n = full - len(turn.kept)
+    phase = {"roll": "roll", "reroll": "roll", "decide": "decide", "keep": "keep"}.get(
+        turn.phase, "blown"
+    )
+    ts = TurnState(
+        phase,
+        turn.points,
+        n,
+        turn.may_stop and not turn.hot,
+        clause,
+        turn.roll if phase == "keep" else (),
+        w,
+    )
+    out = turn_hint(policy, ts)
+    out["player"] = state.player
+    if turn.phase == "reroll":
+        out["text"] = f"Re-roll the cocked or sloppy dice first. {out['text']}"
+    return out
+
+
+def _name(state: you_blew_it.State | bolo.State) -> str:
+    return "bolo" if isinstance(state, bolo.State) else "you-blew-it"
