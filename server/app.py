@@ -11,7 +11,7 @@ from datetime import timedelta
 
 from flask import Flask
 
-from server import api, errors
+from server import api, errors, pages
 from server.auth import FailureLimiter, PinAuth, load_or_create_secret
 from server.config import Config
 from server.feed import Feed
@@ -66,4 +66,5 @@ def create_app(config: Config) -> Flask:
     )
     errors.init_app(app)
     app.register_blueprint(api.bp)
+    pages.init_app(app)
     return app

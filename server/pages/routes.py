@@ -1,0 +1,280 @@
+"""The page routes: each one reads through the same services as the API and renders a
+template; every POST here is a form carrying the session's CSRF token."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from flask import (
+    Blueprint,
+    Response,
+    make_response,
+    redirect,
+    render_template,
+    request,
+    session,
+    url_for,
+)
+from werkzeug.wrappers import Response as BaseResponse
+
+from scoring import games
+from scoring.errors import IllegalActionError, RulesError
+from server import bodies
+from server.api import SESSION_KEY
+from server.auth import AuthError
+from server.errors import BodyError
+from server.pages import board, coach, forms, links, wall
+from server.pages.security import CsrfError, check_form, rotate_csrf_token
+from server.records import RecordNotFoundError
+from server.services import dicepad
+from server.tables import UnknownTableError
+
+bp = Blueprint("pages", __name__)
+
+GAME_PARTIALS = {
+    "you-blew-it": "boards/you_blew_it.html",
+    "bolo": "boards/bolo.html",
+    "bar-dice": "boards/bar_dice.html",
+    "gords": "boards/gords.html",
+}
+
+
+def logged_in() -> bool:
+    return bool(session.get(SESSION_KEY) == dicepad().auth.version)
+
+
+@bp.app_context_processor
+def _globals() -> dict[str, Any]:
+    return {"logged_in": logged_in, "game_partials": GAME_PARTIALS}
+
+
+def _error_page(status: int, title: str, message: str) -> Response:
+    html = render_template("error.html", title=title, message=message)
+    return make_response(html, status)
+
+
+@bp.errorhandler(UnknownTableError)
+def _unknown_table(exc: UnknownTableError) -> Response:
+    return _error_page(404, "No such table", str(exc.args[0]) if exc.args else "not found")
+
+
+@bp.errorhandler(RecordNotFoundError)
+def _unknown_record(exc: RecordNotFoundError) -> Response:
+    return _error_page(404, "No such record", str(exc.args[0]) if exc.args else "not found")
+
+
+@bp.errorhandler(CsrfError)
+def _csrf(exc: CsrfError) -> Response:
+    return _error_page(403, "Please reload", exc.description or "")
+
+
+def _local(target: str | None) -> str:
+    """A redirect target only if it stays on this site."""
+    if target and target.startswith("/") and not target.startswith(("//", "/\\")):
+        return target
+    return url_for("pages.index")
+
+
+def _to_login() -> BaseResponse:
+    return redirect(url_for("pages.login", next=request.full_path.rstrip("?")))
+
+
+# -- table list ---------------------------------------------------------------------------
+
+
+@bp.get("/")
+def index() -> str:
+    return render_template("index.html", tables=dicepad().tables.summaries())
+
+
+@bp.get("/tables.part")
+def table_list() -> str:
+    """The table list alone: the index page refreshes it in place."""
+    return render_template("_table_list.html", tables=dicepad().tables.summaries())
+
+
+@bp.get("/t/<table_id>/qr.svg")
+def qr(table_id: str) -> Response:
+    dicepad().tables.view(table_id)  # 404 for an unknown table
+    path = url_for("pages.scoreboard", table_id=table_id)
+    url = links.public_url(request.host_url, path, lan=links.lan_address())
+    response = Response(links.qr_svg(url), mimetype="image/svg+xml")
+    response.headers["Cache-Control"] = "public, max-age=300"
+    return response
+
+
+# -- the scoreboard -----------------------------------------------------------------------
+
+
+def board_context(table_id: str, *, kiosk: bool) -> dict[str, Any]:
+    """Everything the scoreboard templates show for one table."""
+    d = dicepad()
+    view = d.tables.view(table_id)
+    try:
+        entries = board.standing(d.tables.log(table_id))
+    except IllegalActionError:  # a closed table whose log no longer resolves
+        entries = []
+    state = view["state"]
+    control = logged_in() and not kiosk and view["problem"] is None
+    hint = None
+    if not view["over"]:
+        hint = coach.hint_text(d.tables.game_of(table_id), state)
+    return {
+        "view": view,
+        "state": state,
+        "table": table_id,
+        "kiosk": kiosk,
+        "control": control,
+        "last": board.last_roll(entries),
+        "reroll": board.reroll_request(state, entries),
+        "keeps": board.keep_choices(view),
+        "farm": board.can_farm(view),
+        "legal": board.legal_types(view),
+        "dice_wanted": board.dice_wanted(view),
+        "bid_floor": board.bid_floor(view),
+        "max_bid": board.max_bid(view),
+        "bolo_rounds": board.rounds(state.get("turns", []), len(state.get("players", []))),
+        "hint": hint,
+    }
+
+
+@bp.get("/t/<table_id>")
+def scoreboard(table_id: str) -> str:
+    return render_template("board.html", **board_context(table_id, kiosk=False))
+
+
+@bp.get("/t/<table_id>/kiosk")
+def kiosk(table_id: str) -> str:
+    return render_template("kiosk.html", **board_context(table_id, kiosk=True))
+
+
+@bp.get("/t/<table_id>/board")
+def board_part(table_id: str) -> BaseResponse:
+    """The scoreboard's body alone, fetched by the page on every change (ETag: the log
+    position, the viewer's role)."""
+    kiosk_mode = request.args.get("kiosk") == "1"
+    ctx = board_context(table_id, kiosk=kiosk_mode)
+    response = make_response(render_template("_board.html", **ctx))
+    response.set_etag(f"{table_id}-{ctx['view']['seq']}-{int(ctx['control'])}-{int(kiosk_mode)}")
+    response.headers["Cache-Control"] = "no-cache"
+    return response.make_conditional(request)
+
+
+# -- PIN holder's session -----------------------------------------------------------------
+
+
+@bp.get("/login")
+def login() -> str:
+    return render_template("login.html", next=_local(request.args.get("next")), error=None)
+
+
+@bp.post("/login")
+def login_post() -> BaseResponse:
+    check_form()
+    target = _local(request.form.get("next"))
+    auth = dicepad().auth
+    try:
+        auth.attempt(request.remote_addr or "unknown", request.form.get("pin", "").strip())
+    except AuthError as exc:
+        html = render_template("login.html", next=target, error=str(exc))
+        return make_response(html, exc.status)
+    session[SESSION_KEY] = auth.version
+    session.permanent = True
+    rotate_csrf_token()
+    return redirect(target)
+
+
+@bp.post("/logout")
+def logout() -> BaseResponse:
+    check_form()
+    session.pop(SESSION_KEY, None)
+    rotate_csrf_token()
+    return redirect(_local(request.form.get("next")))
+
+
+# -- a new game ---------------------------------------------------------------------------
+
+
+def _game_forms() -> list[dict[str, Any]]:
+    out = []
+    for name in games.NAMES:
+        try:
+            game = games.find(name)
+        except ImportError:
+            continue
+        out.append(
+            {
+                "name": game.name,
+                "title": game.title,
+                "uses_teams": game.uses_teams,
+                "rules": forms.rule_fields(game),
+            }
+        )
+    return out
+
+
+def _render_new(values: dict[str, Any], error: str | None, status: int = 200) -> Response:
+    html = render_template("new.html", games=_game_forms(), values=values, error=error)
+    return make_response(html, status)
+
+
+@bp.get("/new")
+def new_game() -> BaseResponse:
+    if not logged_in():
+        return _to_login()
+    return _render_new({"game": request.args.get("game", games.NAMES[0])}, None)
+
+
+@bp.post("/new")
+def new_game_post() -> BaseResponse:
+    check_form()
+    if not logged_in():
+        return _to_login()
+    form = request.form
+    values: dict[str, Any] = {k: form.getlist(k)[-1] for k in form if k != "csrf"}
+    try:
+        game = games.find(str(form.get("game", "")))
+        new = bodies.parse_new_table(forms.new_table_body(form, game))
+        view = dicepad().tables.create(
+            new.game, players=new.players, teams=new.teams, rules=new.rules
+        )
+    except (BodyError, RulesError, ValueError) as exc:
+        return _render_new(values, str(exc), 400)
+    return redirect(url_for("pages.scoreboard", table_id=view["table"]))
+
+
+# -- the high-roll wall -------------------------------------------------------------------
+
+
+def _show_hidden() -> bool:
+    return request.args.get("hidden") == "1" and logged_in()
+
+
+@bp.get("/records")
+def records() -> str:
+    d = dicepad()
+    hidden = _show_hidden()
+    return render_template(
+        "records.html",
+        walls=wall.wall(d.records, include_hidden=hidden),
+        high_rollers=wall.high_rollers(d.records, include_hidden=hidden),
+        show_hidden=hidden,
+    )
+
+
+@bp.get("/records.csv")
+def records_csv() -> Response:
+    rows = dicepad().records.wall(include_hidden=_show_hidden(), limit=1_000_000)
+    response = Response(wall.to_csv(rows), mimetype="text/csv")
+    response.headers["Content-Disposition"] = 'attachment; filename="dicepad-records.csv"'
+    return response
+
+
+@bp.post("/records/<record_id>/hide")
+def hide_record(record_id: str) -> BaseResponse:
+    check_form()
+    if not logged_in():
+        return _to_login()
+    hidden = request.form.get("hidden", "1") != "0"
+    dicepad().records.set_hidden(record_id, hidden)
+    return redirect(_local(request.form.get("next") or url_for("pages.records")))

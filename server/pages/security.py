@@ -1,0 +1,104 @@
+"""CSRF tokens for the pages and the browser-hardening headers on every response.
+
+The session cookie is already ``SameSite=Strict`` and the API only takes JSON bodies; the
+per-session token is the belt to those braces. Forms carry it in a hidden ``csrf`` field;
+the pages' scripts send it in the ``X-CSRF-Token`` header when they call the JSON API. An
+API call authenticated by a page session (no PIN header) must carry it; API clients that
+send the PIN header, or that logged in through ``/api/login`` and never loaded a page, are
+not asked for it (they are not browsers riding a cookie).
+"""
+
+from __future__ import annotations
+
+import hmac
+import secrets
+
+from flask import Flask, Response, request, session
+from werkzeug.exceptions import Forbidden
+
+from server.api import PIN_HEADER, SESSION_KEY
+from server.services import dicepad
+
+CSRF_KEY = "csrf"
+CSRF_FIELD = "csrf"
+CSRF_HEADER = "X-CSRF-Token"
+
+#: no inline script or style anywhere; images only from here (snapshots, QR codes)
+CSP = "; ".join(
+    (
+        "default-src 'self'",
+        "script-src 'self'",
+        "style-src 'self'",
+        "img-src 'self' data:",
+        "connect-src 'self'",
+        "object-src 'none'",
+        "base-uri 'none'",
+        "form-action 'self'",
+        "frame-ancestors 'none'",
+    )
+)
+HEADERS = {
+    "Content-Security-Policy": CSP,
+    "X-Content-Type-Options": "nosniff",
+    "Referrer-Policy": "same-origin",
+    "X-Frame-Options": "DENY",
+}
+
+
+class CsrfError(Forbidden):
+    """A page POST without the session's token (HTTP 403)."""
+
+
+def csrf_token() -> str:
+    """This session's token, made on first use (a page that shows a form asks for it)."""
+    token = session.get(CSRF_KEY)
+    if not isinstance(token, str) or len(token) < 32:
+        token = secrets.token_urlsafe(32)
+        session[CSRF_KEY] = token
+    return token
+
+
+def rotate_csrf_token() -> str:
+    """A new token (after logging in or out)."""
+    session.pop(CSRF_KEY, None)
+    return csrf_token()
+
+
+def _matches(given: str | None) -> bool:
+    expected = session.get(CSRF_KEY)
+    if not isinstance(expected, str) or not given:
+        return False
+    return hmac.compare_digest(given.encode(), expected.encode())
+
+
+def check_form() -> None:
+    """Refuse a form POST whose ``csrf`` field is not this session's token."""
+    if not _matches(request.form.get(CSRF_FIELD)):
+        raise CsrfError(
+            "this form is out of date or did not come from this scoreboard: "
+            "reload the page and try again"
+        )
+
+
+def _check_api() -> None:
+    """Before every request: an API write riding a page session needs the header token."""
+    if request.method != "POST" or not request.path.startswith("/api/"):
+        return
+    if request.path == "/api/login" or PIN_HEADER in request.headers:
+        return
+    if CSRF_KEY not in session or session.get(SESSION_KEY) != dicepad().auth.version:
+        return  # not a page session: the API's own PIN check decides
+    if not _matches(request.headers.get(CSRF_HEADER)):
+        raise CsrfError(f"missing or wrong {CSRF_HEADER} header: reload the page and try again")
+
+
+def _headers(response: Response) -> Response:
+    for name, value in HEADERS.items():
+        response.headers.setdefault(name, value)
+    return response
+
+
+def init_app(app: Flask) -> None:
+    app.before_request(_check_api)
+    app.after_request(_headers)
+    app.jinja_env.globals["csrf_token"] = csrf_token

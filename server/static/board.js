@@ -1,0 +1,252 @@
+// The live scoreboard (and the kiosk): follows the table through server-sent events, falls
+// back to polling when the feed is unavailable, and re-renders by fetching the server's
+// own HTML for the board (Jinja escapes everything a user typed; nothing is built here from
+// user text except through textContent). The scorekeeper's controls post to the JSON API
+// with the session's CSRF token: the same validation path as every other client.
+"use strict";
+
+(function () {
+  const root = document.getElementById("board");
+  if (!root) return;
+  const body = document.getElementById("board-body");
+  const live = document.getElementById("live");
+  const message = document.getElementById("message");
+  const toast = document.getElementById("toast");
+  const csrf = root.dataset.csrf || "";
+  const POLL_MS = 2000;
+  const TOAST_MS = 5000;
+
+  let tray = []; // dice entered by tapping faces, kept across refreshes
+  let fixIndex = null; // which die of the last roll is being corrected
+  let busy = false;
+  let refreshing = null;
+  let again = false;
+  let pollTimer = null;
+  let toastTimer = null;
+
+  function currentSeq() {
+    const part = body.querySelector(".board-part");
+    return part ? Number(part.dataset.seq) : -1;
+  }
+
+  function setLive(text, cls) {
+    if (!live) return;
+    live.textContent = text;
+    live.className = "live " + cls;
+  }
+
+  function showMessage(text) {
+    if (!message) return;
+    message.textContent = text;
+    message.hidden = false;
+  }
+
+  function hideMessage() {
+    if (message) message.hidden = true;
+  }
+
+  function showToast(text) {
+    if (!toast) return;
+    toast.textContent = text;
+    toast.hidden = false;
+    clearTimeout(toastTimer);
+    toastTimer = setTimeout(() => { toast.hidden = true; }, TOAST_MS);
+  }
+
+  // -- rendering -------------------------------------------------------------------------
+
+  function makeDie(value, attrs) {
+    const die = document.createElement(attrs ? "button" : "span");
+    die.className = "die d" + value;
+    if (attrs) {
+      die.type = "button";
+      for (const [k, v] of Object.entries(attrs)) die.setAttribute(k, v);
+      die.setAttribute("aria-label", "remove die showing " + value);
+    } else {
+      die.setAttribute("role", "img");
+      die.setAttribute("aria-label", String(value));
+    }
+    for (let i = 0; i < value; i++) die.appendChild(document.createElement("i"));
+    return die;
+  }
+
+  function renderTray() {
+    const entry = document.getElementById("entry");
+    const el = document.getElementById("tray");
+    if (!entry || !el) { tray = []; return; }
+    const wanted = Number(entry.dataset.wanted) || 0;
+    if (tray.length > wanted) tray = tray.slice(0, wanted);
+    el.replaceChildren(...tray.map((v, i) => makeDie(v, { "data-tray-index": String(i) })));
+    const count = document.getElementById("tray-count");
+    if (count) count.textContent = tray.length + " / " + wanted;
+    const send = document.getElementById("send-roll");
+    if (send) send.disabled = tray.length !== wanted || busy;
+  }
+
+  function renderFarm() {
+    const farm = document.getElementById("farm");
+    if (!farm) return;
+    const send = document.getElementById("farm-send");
+    if (send) send.disabled = !farm.querySelector("[data-pick].selected") || busy;
+  }
+
+  function swap(html) {
+    const wasOpen = new Map();
+    body.querySelectorAll("details[data-key]").forEach((d) => wasOpen.set(d.dataset.key, d.open));
+    const doc = new DOMParser().parseFromString(html, "text/html");
+    body.replaceChildren(...Array.from(doc.body.childNodes));
+    body.querySelectorAll("details[data-key]").forEach((d) => {
+      if (wasOpen.has(d.dataset.key)) d.open = wasOpen.get(d.dataset.key);
+    });
+    fixIndex = null;
+    renderTray();
+    renderFarm();
+  }
+
+  async function refresh() {
+    if (refreshing) { again = true; return refreshing; }
+    refreshing = (async () => {
+      do {
+        again = false;
+        try {
+          const res = await fetch(root.dataset.partUrl, { credentials: "same-origin", cache: "no-cache" });
+          if (res.ok) swap(await res.text());
+        } catch (err) {
+          setLive("offline", "off");
+        }
+      } while (again);
+    })();
+    try { await refreshing; } finally { refreshing = null; }
+  }
+
+  // -- following the table ---------------------------------------------------------------
+
+  function startPolling() {
+    if (pollTimer) return;
+    setLive("polling", "polling");
+    pollTimer = setInterval(async () => {
+      try {
+        const res = await fetch(root.dataset.stateUrl, { credentials: "same-origin", cache: "no-cache" });
+        if (!res.ok) return;
+        const view = await res.json();
+        setLive("polling", "polling");
+        if (view.seq !== currentSeq()) await refresh();
+      } catch (err) {
+        setLive("offline", "off");
+      }
+    }, POLL_MS);
+  }
+
+  function follow() {
+    if (!("EventSource" in window)) { startPolling(); return; }
+    const source = new EventSource(root.dataset.eventsUrl);
+    source.addEventListener("open", () => setLive("live", "on"));
+    source.addEventListener("state", (ev) => {
+      setLive("live", "on");
+      let view;
+      try { view = JSON.parse(ev.data); } catch (err) { return; }
+      if (view.seq !== currentSeq()) refresh();
+    });
+    source.addEventListener("entry", (ev) => {
+      let entry;
+      try { entry = JSON.parse(ev.data); } catch (err) { return; }
+      const texts = (entry.highlights || []).filter((h) => h.kind !== "roll" && h.kind !== "turn")
+        .map((h) => h.text);
+      if (texts.length) showToast(texts.join(" · "));
+    });
+    source.addEventListener("error", () => {
+      if (source.readyState === EventSource.CLOSED) {
+        startPolling(); // the feed refused us (full, or gone): poll instead
+      } else {
+        setLive("reconnecting", "off");
+      }
+    });
+  }
+
+  // -- the scorekeeper's controls --------------------------------------------------------
+
+  async function post(action) {
+    if (busy) return false;
+    busy = true;
+    body.classList.add("busy");
+    try {
+      const res = await fetch(root.dataset.actionsUrl, {
+        method: "POST",
+        credentials: "same-origin",
+        headers: { "Content-Type": "application/json", "X-CSRF-Token": csrf },
+        body: JSON.stringify(action),
+      });
+      let answer = null;
+      try { answer = await res.json(); } catch (err) { answer = null; }
+      if (!res.ok) {
+        showMessage((answer && answer.message) || ("refused: HTTP " + res.status));
+        return false;
+      }
+      hideMessage();
+      tray = [];
+      return true;
+    } catch (err) {
+      showMessage("could not reach the scoreboard: " + err.message);
+      return false;
+    } finally {
+      busy = false;
+      body.classList.remove("busy");
+      await refresh();
+    }
+  }
+
+  function onClick(ev) {
+    const target = ev.target.closest("button");
+    if (!target || !body.contains(target)) return;
+    const d = target.dataset;
+    if (d.action) {
+      if (d.confirm && !window.confirm(d.confirm)) return;
+      post(JSON.parse(d.action));
+    } else if (d.face) {
+      const entry = document.getElementById("entry");
+      if (entry && tray.length < Number(entry.dataset.wanted)) tray.push(Number(d.face));
+      renderTray();
+    } else if (d.trayIndex !== undefined) {
+      tray.splice(Number(d.trayIndex), 1);
+      renderTray();
+    } else if (target.id === "clear-roll") {
+      tray = [];
+      renderTray();
+    } else if (target.id === "send-roll") {
+      const entry = document.getElementById("entry");
+      post({ type: entry.dataset.kind, dice: tray.slice() });
+    } else if (d.pick !== undefined) {
+      target.classList.toggle("selected");
+      renderFarm();
+    } else if (target.id === "farm-send") {
+      const picked = Array.from(document.querySelectorAll("#farm [data-pick].selected"))
+        .map((b) => Number(b.dataset.pick));
+      post({ type: "keep", dice: picked });
+    } else if (d.fixIndex !== undefined) {
+      fixIndex = Number(d.fixIndex);
+      document.querySelectorAll("#fix [data-fix-index]").forEach((b) => {
+        b.classList.toggle("fixing", Number(b.dataset.fixIndex) === fixIndex);
+      });
+      const picker = document.getElementById("fix-picker");
+      if (picker) picker.hidden = false;
+    } else if (d.fixValue !== undefined && fixIndex !== null) {
+      const fix = document.getElementById("fix");
+      const dice = JSON.parse(fix.dataset.dice);
+      dice[fixIndex] = Number(d.fixValue);
+      post({ type: "fix", dice: dice });
+    }
+  }
+
+  function onSubmit(ev) {
+    const form = ev.target;
+    if (form.id !== "bid-form") return;
+    ev.preventDefault();
+    const data = new FormData(form);
+    post({ type: "bid", count: Number(data.get("count")), face: Number(data.get("face")) });
+  }
+
+  body.addEventListener("click", onClick);
+  body.addEventListener("submit", onSubmit);
+  renderTray();
+  follow();
+})();
