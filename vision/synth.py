@@ -398,24 +398,26 @@ def _background(
     proj = _Projector(camera, size)
     rng = np.random.default_rng(pad.seed)
     scale = w / 640
-    img = np.empty((h, w, 3), np.float32)
     grain = _noise(rng, h, w, 60 * scale) * 0.5 + _noise(rng, h, w, 3 * scale)
-    wood = np.sin(np.arange(h, dtype=np.float32)[:, None] / (7 * scale) + 3 * _noise(rng, h, w, 90))
-    img[:] = np.array(pad.table_colour, np.float32)
-    img += (10 * wood)[:, :, None]
-    mask = np.zeros((h, w), np.uint8)
+    rows = np.arange(h, dtype=np.float32)[:, None] / (7 * scale)
+    wood = np.sin(rows + 3 * _noise(rng, h, w, 90))
+    rail_mask = np.zeros((h, w), np.uint8)
     rail = np.round(_pad_polygon_px(pad, proj, pad.rail_mm) * 16).astype(np.int32)
-    cv2.fillPoly(mask, [rail], 1, cv2.LINE_8, 4)
-    img[mask == 1] = np.array(pad.rail_colour, np.float32)
-    mask[:] = 0
+    cv2.fillPoly(rail_mask, [rail], 1, cv2.LINE_8, 4)
+    pad_mask = np.zeros((h, w), np.uint8)
     inner = np.round(_pad_polygon_px(pad, proj) * 16).astype(np.int32)
-    cv2.fillPoly(mask, [inner], 1, cv2.LINE_8, 4)
-    felt = (
-        np.array(pad.colour, np.float32)[None, :]
-        * (1 + 0.06 * pad.texture * grain[mask == 1])[:, None]
+    cv2.fillPoly(pad_mask, [inner], 1, cv2.LINE_8, 4)
+    around = np.where(rail_mask > 0, 0.0, 10 * wood) + 4 * grain
+    outside = (
+        np.where(
+            (rail_mask > 0)[:, :, None],
+            np.array(pad.rail_colour, np.float32),
+            np.array(pad.table_colour, np.float32),
+        )
+        + around[:, :, None]
     )
-    img[mask == 1] = felt
-    img[mask == 0] += (4 * grain[mask == 0])[:, None]
+    felt = np.array(pad.colour, np.float32) * (1 + 0.06 * pad.texture * grain)[:, :, None]
+    img = np.where((pad_mask > 0)[:, :, None], felt, outside)
     gain = _lighting_map(lighting, size)
     out = np.clip(img * gain, 0, 255).astype(np.uint8)
     out.flags.writeable = False
@@ -792,15 +794,20 @@ def random_scene(
     styles: Sequence[DieStyle] | None = None,
     min_tilt_deg: float = 15.0,
     max_tilt_deg: float = 40.0,
+    look: Scene | None = None,
 ) -> Scene:
     """A random table: pad, camera height, light, and ``n_dice`` (1-6 when None) placed on it.
 
     Each die is, with the given probabilities, cocked (leaning on the rail, ``min_tilt_deg`` to
     ``max_tilt_deg``), stacked (on top of, or leaning against, another die) or off the pad;
-    otherwise it lies flat on the pad. Dice never intersect; a die that cannot be placed after
-    many tries is left out (the truth always lists exactly the dice drawn).
+    otherwise it lies flat on the pad. ``look`` reuses another scene's pad, camera and light
+    (its drawn background is cached, so that is much faster). Dice never intersect; a die
+    that cannot be placed after many tries is left out (the truth lists the dice drawn).
     """
-    pad, camera, lighting = _random_look(rng, size)
+    if look is None:
+        pad, camera, lighting = _random_look(rng, size)
+    else:
+        pad, camera, lighting = look.pad, look.camera, replace(look.lighting, glare=0.0)
     proj = _Projector(camera, size)
     view_w, view_h = proj.view_mm()
     n = int(rng.integers(1, 7)) if n_dice is None else n_dice
