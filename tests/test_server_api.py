@@ -12,6 +12,8 @@ from typing import Any
 import pytest
 from flask import Flask
 from flask.testing import FlaskClient
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
 
 from scoring.actions import Roll
 from server.app import create_app
@@ -398,3 +400,80 @@ def test_keepalives_flow_while_the_table_is_quiet(client: FlaskClient) -> None:
     seen = [next(chunks) for _ in range(3)]  # retry, state, then a keep-alive after 0.2 s
     assert seen[2] == b": keep-alive\n\n"
     r.close()
+
+
+# -- every game, storage failure, fuzzing -------------------------------------------------
+
+
+def test_every_game_is_offered_and_can_be_started(client: FlaskClient) -> None:
+    offered = {g["name"]: g["uses_teams"] for g in client.get("/api/games").json}
+    assert set(offered) == {"you-blew-it", "bolo", "bar-dice", "gords"}
+    for name, teams in offered.items():
+        body = {"game": name} | ({"teams": TEAMS} if teams else {"players": ["Ann", "Bob"]})
+        r = client.post("/api/tables", json=body, headers=AUTH)
+        assert r.status_code == 201, r.json
+        assert r.json["game"] == name
+        assert r.json["expecting"]["text"]
+
+
+def test_bolo_high_rollers_reach_the_wall_with_their_snapshot(
+    app: Flask, client: FlaskClient
+) -> None:
+    r = client.post("/api/tables", json={"game": "bolo", "players": ["Ann", "Bob"]},
+                    headers=AUTH)  # fmt: skip
+    t = r.json["table"]
+    dicepad(app).tables.apply(t, Roll((6,) * 5), source="camera", snapshot=JPEG)
+    client.post(f"/api/tables/{t}/actions", json={"type": "keep", "dice": [6] * 5}, headers=AUTH)
+    (rec,) = client.get("/api/records?game=bolo&kind=high_roller").json
+    assert (rec["player"], rec["points"], rec["dice"]) == ("Ann", 5000, [6] * 5)
+    assert rec["snapshot"] == 1
+    assert client.get(f"/api/tables/{t}/snapshots/{rec['snapshot']}").data == JPEG
+    assert [x.id for x in dicepad(app).records.high_rollers()] == [rec["id"]]
+
+
+def test_a_database_failure_is_503_and_changes_nothing(app: Flask, client: FlaskClient) -> None:
+    t = new_table(client)
+    dicepad(app).store.close()  # as if the disk went away
+    r = client.post(f"/api/tables/{t}/actions", json=BLOW, headers=AUTH)
+    assert "nothing was saved" in error(r, 503)
+    view = client.get(f"/api/tables/{t}").json
+    assert view["seq"] == 0
+    assert view["expecting"]["text"] == "Ann: roll 6 dice"
+    assert client.get("/api/health").status_code == 503
+
+
+JSON_VALUES = st.recursive(
+    st.none() | st.booleans() | st.integers(-10, 40) | st.text(max_size=8),
+    lambda inner: st.lists(inner, max_size=8)
+    | st.dictionaries(
+        st.sampled_from(["type", "dice", "count", "face", "players", "teams", "game",
+                         "rules", "source", "order", "name", "value", "x"]),
+        inner, max_size=5),
+    max_leaves=20,
+)  # fmt: skip
+TYPES = st.sampled_from(["roll", "keep", "bank", "reroll", "fix", "undo", "bid", "call",
+                         "reveal", "stand", "lineup", "rule", "end", "nope"])  # fmt: skip
+
+
+@pytest.fixture(scope="module")
+def fuzz_app(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[Flask, str]]:
+    """One app for every example: fast, and the table's state accumulates across them."""
+    app = make_app(tmp_path_factory.mktemp("fuzz"))
+    yield app, new_table(app.test_client())
+    dicepad(app).close()
+
+
+@settings(max_examples=100, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(
+    body=JSON_VALUES
+    | st.fixed_dictionaries({"type": TYPES}, optional={"dice": JSON_VALUES, "x": JSON_VALUES})
+)
+def test_random_bodies_never_cause_a_server_error(fuzz_app: tuple[Flask, str], body: Any) -> None:
+    app, t = fuzz_app
+    client = app.test_client()
+    before = client.get(f"/api/tables/{t}").json["seq"]
+    r = client.post(f"/api/tables/{t}/actions", json=body, headers=AUTH)
+    assert r.status_code in {201, 400, 409}, (body, r.json)
+    assert client.get(f"/api/tables/{t}").json["seq"] == before + (r.status_code == 201)
+    r = client.post("/api/tables", json=body, headers=AUTH)
+    assert r.status_code in {201, 400}, (body, r.json)
