@@ -8,8 +8,9 @@ behind it. Every hint carries ``game``, ``advice`` and ``text``:
   ``roll_gain``, ``advice`` (``roll`` / ``bank`` / ``keep`` / ``none``), ``keep`` and ``then``
   (see :func:`scoring.coach_farkle_hint.turn_hint`). ``state=None`` describes the start of a
   turn under ``rules``.
-- ``bar-dice``: ``p_goal`` (beat or tie the pace), ``p_beat``, ``advice`` (``roll`` /
-  ``farm`` / ``stand`` / ``none``) and ``farm`` (see :func:`scoring.coach_bar_dice.go_hint`).
+- ``bar-dice``: ``p_goal`` (beat or tie the pace), ``p_beat``, ``advice`` (``roll``: throw
+  every unfarmed die / ``farm`` / ``stand`` / ``none``) and ``farm``
+  (see :func:`scoring.coach_bar_dice.go_hint`).
 - ``gords``: ``p_bid`` (the standing bid is true), ``most_likely``, ``advice`` (``raise`` /
   ``call``) and ``raise``; pass the player's own dice as ``own=`` (hidden from the table, so
   without them every die counts as unknown).

@@ -208,10 +208,12 @@ def go_hint(
         hand = _value(r, _sorted(f + rl))
         out["hand"] = hand
         out["choices"] = [c.to_json() for c in choices[:8]]
-        out["advice"] = "stand" if best.stand else "farm"
+        out["advice"] = "stand" if best.stand else "farm" if best.farm else "roll"
         out["farm"] = list(best.farm)
         if best.stand:
             text = f"Stand on {value_words(hand)}"
+        elif not best.farm:
+            text = f"Throw all {DICE - len(f)} again"
         else:
             kept = " ".join(map(str, best.farm)) or "nothing"
             text = f"Farm {kept} and throw {DICE - len(f) - len(best.farm)}"

@@ -1,0 +1,105 @@
+"""Bar Dice coach: exact chances to reach a hand within the rolls left, and farming advice."""
+
+from __future__ import annotations
+
+import pytest
+
+from scoring.actions import Keep, Lineup, Roll, Stand
+from scoring.bar_dice import GAME, BarDiceState
+from scoring.bar_dice_odds import FLOPS, flop_counts
+from scoring.bar_dice_rules import HouseRules
+from scoring.coach import hint
+from scoring.coach_bar_dice import MEAN, at_least, farm_choices, go_hint, p_reach
+
+
+def sponsor() -> BarDiceState:
+    """Two players, straight to the sponsor phase with Ann as the hammer."""
+    return GAME.apply(GAME.new(players=["Ann", "Bob"]), Lineup(("Ann", "Bob")))
+
+
+def test_any_counting_hand_in_three_rolls_from_scratch() -> None:
+    # Only an ace is needed and every hand with one is at least 25: 1 - (5/6)^15.
+    assert p_reach(0, rolls_left=3) == pytest.approx(1 - (5 / 6) ** 15, abs=1e-12)
+    assert p_reach(25, rolls_left=3) == pytest.approx(p_reach(0, rolls_left=3), abs=1e-12)
+    assert p_reach(26, rolls_left=3) < p_reach(25, rolls_left=3)
+
+
+def test_one_roll_is_the_flop_distribution_of_rules_3_3() -> None:
+    counts = flop_counts()
+    for v in (25, 26, 36, 42, 46, 52, 56):
+        expected = sum(n for w, n in counts.items() if w is not None and w >= v) / FLOPS
+        assert p_reach(v, rolls_left=1) == pytest.approx(expected, abs=1e-12)
+    assert p_reach(42, rolls_left=1) == pytest.approx(0.174, abs=5e-4)  # RULES: 17.4 %
+
+
+def test_more_rolls_help_and_higher_targets_are_harder() -> None:
+    for v in (36, 43, 52, 56):
+        chances = [p_reach(v, rolls_left=k) for k in (1, 2, 3)]
+        assert chances == sorted(chances)
+        assert chances[0] < chances[2]
+    assert p_reach(43, rolls_left=3) > p_reach(44, rolls_left=3) > p_reach(56, rolls_left=3)
+
+
+def test_hand_worked_farmed_cases() -> None:
+    # 1 6 6 6 farmed, one die left, two throws: a 6 or an ace makes five 6s (56).
+    assert p_reach(56, rolls_left=2, farmed=(1, 6, 6, 6)) == pytest.approx(1 - (4 / 6) ** 2)
+    # Five dice farmed: the hand is fixed (1 6 6 6 6 = 56).
+    assert p_reach(56, rolls_left=0, farmed=(1, 6, 6, 6, 6)) == 1.0
+    assert p_reach(52, rolls_left=1, farmed=(1, 2, 2, 2)) == pytest.approx(2 / 6)
+
+
+def test_first_farm_needs_an_ace() -> None:
+    choices = farm_choices((2, 6, 6, 6, 3), rolls_left=2, goal=at_least(43))
+    assert {c.farm for c in choices if not c.stand} == {()}
+    free = farm_choices(
+        (2, 6, 6, 6, 3),
+        rolls_left=2,
+        goal=at_least(43),
+        rules=HouseRules(first_farm_needs_ace=False),
+    )
+    assert free[0].farm == (6, 6, 6)
+
+
+def test_best_farming_keeps_the_ace_and_the_matched_dice() -> None:
+    h = go_hint(rolls_left=2, roll=(1, 6, 6, 3, 4), target=43)
+    assert h["advice"] == "farm"
+    assert h["farm"] == [1, 6, 6]
+    assert h["p_goal"] >= h["p_beat"]
+    stand = go_hint(rolls_left=2, roll=(1, 6, 6, 6, 2), target=36)
+    assert stand["advice"] == "stand"
+    assert stand["p_goal"] == 1.0
+
+
+def test_hammer_hint_plays_for_the_mean_hand() -> None:
+    h = go_hint(rolls_left=3)
+    assert h["goal"] == "mean"
+    assert 36 < h["mean_hand"] < 56
+    assert MEAN.utility(None) == 0.0
+
+
+def test_hints_in_a_sponsor_turn_are_legal_actions() -> None:
+    s = GAME.apply(sponsor(), Roll((1, 6, 6, 3, 4)))
+    h = hint("bar-dice", s)
+    assert h["player"] == "Ann"
+    assert h["advice"] == "farm"
+    assert Keep(tuple(h["farm"])) in GAME.legal_actions(s)
+    s = GAME.apply(s, Keep(tuple(h["farm"])))
+    s = GAME.apply(s, Roll((2, 3)))
+    s = GAME.apply(s, Stand())  # Ann: 36 in two
+    bob = hint("bar-dice", GAME.state_to_json(s))
+    assert bob["player"] == "Bob"
+    assert bob["target"] == 36
+    assert bob["rolls_left"] == 2
+    assert bob["p_goal"] == pytest.approx(p_reach(36, rolls_left=2), abs=1e-4)
+    s = GAME.apply(s, Roll((2, 2, 3, 4, 6)))
+    after = hint("bar-dice", s)
+    assert after["advice"] == "roll" or (
+        after["advice"] == "farm" and Keep(tuple(after["farm"])) in GAME.legal_actions(s)
+    )
+
+
+def test_bad_input_is_refused() -> None:
+    with pytest.raises(ValueError, match="5 dice"):
+        go_hint(rolls_left=1, farmed=(1, 1, 1), roll=(2, 2, 2))
+    with pytest.raises(ValueError, match="rolls left"):
+        p_reach(30, rolls_left=4)
