@@ -104,7 +104,9 @@ def list_games() -> Response:
 
 @bp.get("/tables")
 def list_tables() -> Response:
-    return jsonify(dicepad().tables.summaries())
+    """The tables, newest first (``?limit=``, default 100)."""
+    limit = bodies.int_arg(request.args, "limit", 100, 1, 10_000)
+    return jsonify(dicepad().tables.summaries()[:limit])
 
 
 @bp.post("/tables")

@@ -68,6 +68,9 @@ class _Live:
     seq: int
     ended: str | None
     problem: str | None = None  #: why the log no longer replays (the table is then closed)
+    #: what the pad service shows with the table (``camera`` status, a ``notice`` about the
+    #: last throw); a ``notice`` is cleared by the next action, whoever sends it
+    pad: dict[str, Any] = field(default_factory=dict)
     view: dict[str, Any] = field(default_factory=dict)
     lock: threading.Lock = field(default_factory=threading.Lock)
 
@@ -113,13 +116,20 @@ class TableService:
     # -- start ----------------------------------------------------------------------------
 
     def load(self) -> list[str]:
-        """Replay every table's log and rebuild the record wall; returns the problems found
-        (a table whose log no longer replays is kept, closed, and reported)."""
+        """Replay every table's log and rebuild the record wall; returns the problems found.
+
+        A table whose log no longer replays is kept, closed; one whose game is gone is left
+        out. Either way the rest of the house carries on, and the log is never touched.
+        """
         problems: list[str] = []
         records: list[RecordRow] = []
         loaded: dict[str, _Live] = {}
         for row in self._store.tables():
-            live, rows = self._replay(row)
+            try:
+                live, rows = self._replay(row)
+            except (ValueError, ImportError) as exc:  # an unknown game, a refused line-up
+                problems.append(f"table {row.id} is not loaded: {exc}")
+                continue
             loaded[row.id] = live
             records.extend(rows)
             if live.problem:
@@ -132,16 +142,15 @@ class TableService:
     def _replay(self, row: TableRow) -> tuple[_Live, list[RecordRow]]:
         events = self._store.events(row.id)
         problem: str | None = None
-        try:
-            game = games.find(row.game)
-        except (ValueError, ImportError) as exc:
-            raise RuntimeError(f"table {row.id}: {exc}") from exc
+        game = games.find(row.game)
         start = _new_state(game, row)
-        entries = [Standing(e.seq, e.at, action_from_json(e.payload), e.snapshot) for e in events]
         standing: list[Standing] = []
         state = start
         rows: list[RecordRow] = []
         try:
+            entries = [
+                Standing(e.seq, e.at, action_from_json(e.payload), e.snapshot) for e in events
+            ]
             standing = resolve(entries)
             state, rows = replay_with_records(game, row.id, start, standing)
         except (IllegalActionError, MalformedActionError) as exc:
@@ -218,6 +227,7 @@ class TableService:
             "expecting": game.expecting(state).to_json(),
             "legal": [] if closed else [a.to_json() for a in game.legal_actions(state)],
             "can_undo": bool(live.standing) and not closed,
+            "pad": dict(live.pad),
             "state": state_json,
         }
 
@@ -312,7 +322,22 @@ class TableService:
                 ended=ended,
             )
             live.state, live.standing, live.seq, live.ended = after, standing, seq, ended
+            live.pad.pop("notice", None)  # the table moved on
             return self._publish(live, event, highlights)
+
+    def set_pad(self, table_id: str, key: str, value: Any) -> None:
+        """Show ``value`` as ``view["pad"][key]`` (``None`` removes it) and broadcast the
+        table: how the pad service tells a table about its camera and its last throw."""
+        live = self._get(table_id)
+        with live.lock:
+            if live.pad.get(key) == value:
+                return
+            if value is None:
+                live.pad.pop(key, None)
+            else:
+                live.pad[key] = value
+            live.view = self._view(live)
+            self._feed.publish(live.row.id, sse("state", live.view, live.seq))
 
     def end(self, table_id: str, *, source: str = "phone") -> Applied:
         """End the game now: the game's ``end`` action, through the one path (undoable)."""

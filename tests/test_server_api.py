@@ -100,8 +100,11 @@ def test_create_list_and_read_a_table(client: FlaskClient) -> None:
     assert r.json["rules"]["target"] == 5000
     assert r.json["expecting"]["text"] == "Ann: roll 6 dice"
     listed = client.get("/api/tables").json
-    assert [x["table"] for x in listed] == [t]
+    assert [x["table"] for x in listed] == [t]  # fmt: skip
     assert listed[0]["scores"] == {"A": 0, "B": 0}
+    new_table(client)
+    assert len(client.get("/api/tables?limit=1").json) == 1
+    error(client.get("/api/tables?limit=0"), 400)
     got = client.get(f"/api/tables/{t}")
     assert got.json["table"] == t
     assert got.json["seq"] == 0

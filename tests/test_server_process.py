@@ -178,6 +178,27 @@ def test_serve_refuses_a_port_in_use_and_bad_flags(tmp_path: Path) -> None:
     assert "--max-clients" in bad.stderr
 
 
+def test_a_generated_pin_is_printed_on_first_start_only(
+    tmp_path: Path, servers: list[Server]
+) -> None:
+    data = tmp_path / "data"
+    first = Server(data, tmp_path / "e.log", {"DICEPAD_PIN": ""})
+    servers.append(first)
+    out = first.log.read_text()
+    pin = out.split("the table PIN is ", 1)[1].split()[0]
+    assert pin.isdigit()
+    assert first.stop(signal.SIGTERM) == 0
+    second = Server(data, tmp_path / "f.log", {"DICEPAD_PIN": ""})
+    servers.append(second)
+    assert "PIN" not in second.log.read_text()
+    assert pin not in second.log.read_text()
+    req = urllib.request.Request(second.url + "/api/login", method="POST",
+                                 data=json.dumps({"pin": pin}).encode(),
+                                 headers={"Content-Type": "application/json"})  # fmt: skip
+    with urllib.request.urlopen(req, timeout=10) as resp:
+        assert json.loads(resp.read()) == {"authenticated": True}
+
+
 def test_http_errors_from_the_real_server_are_json(tmp_path: Path, servers: list[Server]) -> None:
     server = Server(tmp_path / "data", tmp_path / "d.log")
     servers.append(server)

@@ -22,7 +22,7 @@ from scoring.history import effective_actions
 from server.feed import Feed
 from server.records import Records
 from server.standing import Standing, resolve
-from server.store import Store
+from server.store import Store, TableRow
 from server.tables import SnapshotError, TableClosedError, TableService, UnknownTableError
 
 JPEG = b"\xff\xd8\xff\xe0fake-but-jpeg-shaped"
@@ -294,3 +294,19 @@ def test_actions_round_trip_through_the_log(parts: Parts) -> None:
         Roll((1, 1, 1, 5, 2, 3)),
         Keep((1, 1, 1, 5)),
     ]
+
+
+def test_a_table_of_an_unknown_game_is_reported_and_the_rest_load(tmp_path: Path) -> None:
+    first = Parts(tmp_path)
+    good = _ybi(first)
+    first.store.create_table(TableRow("oldgame", "yahtzee", {"players": ["A"]}, {}, "x"))
+    first.close()
+    second = Parts(tmp_path)
+    assert second.problems == [
+        "table oldgame is not loaded: unknown game 'yahtzee'; known games: "
+        "you-blew-it, bolo, bar-dice, gords"
+    ]
+    assert "oldgame" not in second.tables
+    assert good in second.tables
+    assert second.store.table("oldgame") is not None  # kept in the database all the same
+    second.close()
