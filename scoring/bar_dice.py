@@ -383,7 +383,7 @@ def _n_dice(n: int) -> str:
 def _over_text(state: BarDiceState) -> str:
     if state.ended or state.sponsor is None:
         return "ended by the scorekeeper"
-    won = max(state.turns_won)
+    won = state.turns_won[state.players.index(state.sponsor)]
     lost = sum(t.loser == state.sponsor for t in state.turns)
     return (
         f"{state.sponsor} is the sponsor (lost {lost} turns to {won}) "

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import itertools
 import json
+import random
 from collections import Counter
 from collections.abc import Iterable, Sequence
 from math import factorial
@@ -653,3 +654,35 @@ def test_cli_score_and_replay(capsys: pytest.CaptureFixture[str]) -> None:
     assert final["sponsor"] == "Ann"
     assert final["over"] is True
     assert final["winners"] == ["Bob", "Cy", "Dee"]
+
+
+@settings(max_examples=25, deadline=None)
+@given(st.integers(0, 2**32), st.integers(2, 5), st.sampled_from([None, "all_day"]))
+def test_random_games_played_through_expecting_end_with_one_sponsor(
+    seed: int, players: int, variant: str | None
+) -> None:
+    """Play whole games by what ``expecting`` asks and ``legal_actions`` offers, with random
+    dice: every game ends with exactly one sponsor, who lost ``best_of // 2 + 1`` turns."""
+    rnd = random.Random(seed)
+    rules = {"all_day_elimination": True} if variant else None
+    names = [f"P{i}" for i in range(players)]
+    s = GAME.new(players=names, rules=rules)
+    for _ in range(3000):
+        if s.phase == "over":
+            break
+        want = GAME.expecting(s)
+        legal = GAME.legal_actions(s)
+        if want.action == "roll" or (want.dice and legal and rnd.random() < 0.5):
+            action: Action = Roll(tuple(rnd.randint(1, 6) for _ in range(want.dice)))
+        else:
+            assert legal, want
+            action = rnd.choice(legal)
+        s = GAME.apply(s, action)
+    assert s.phase == "over"
+    assert s.sponsor in names
+    lost = sum(t.loser == s.sponsor for t in s.turns)
+    assert lost == 2
+    won = s.turns_won[s.players.index(s.sponsor)]
+    assert f"lost 2 turns to {won}" in GAME.state_to_json(s)["expecting"]["text"]
+    assert len(s.safe) == players - 2
+    assert roundtrip(s) == s

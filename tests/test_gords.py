@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import math
+import random
 from pathlib import Path
 
 import pytest
@@ -529,3 +530,28 @@ def test_any_input_is_applied_or_refused_cleanly(
         assert all(a >= b for a, b in zip(before.dice, s.dice, strict=True))
         assert sum(before.dice) - sum(s.dice) <= 1
         assert GAME.state_from_json(json.loads(json.dumps(GAME.state_to_json(s)))) == s
+
+
+@settings(max_examples=15, deadline=None)
+@given(st.integers(0, 2**32), st.integers(2, 6))
+def test_random_games_played_through_expecting_end_with_one_winner(seed: int, players: int) -> None:
+    """Bid and call by ``legal_actions``, reveal random dice as ``expecting`` asks: every game
+    ends with one player holding dice, after exactly one die lost per round (defaults)."""
+    rnd = random.Random(seed)
+    names = [f"P{i}" for i in range(players)]
+    s = GAME.new(players=names)
+    while s.phase != "over":
+        want = GAME.expecting(s)
+        if want.action == "reveal":
+            s = GAME.apply(s, Reveal(tuple(rnd.randint(1, 6) for _ in range(want.dice))))
+            continue
+        legal = GAME.legal_actions(s)
+        calls = [a for a in legal if isinstance(a, Call)]
+        bids = [a for a in legal if isinstance(a, Bid)][:8]  # modest raises keep it realistic
+        s = GAME.apply(
+            s, rnd.choice(calls) if calls and (rnd.random() < 0.4 or not bids) else rnd.choice(bids)
+        )
+    alive = [p for p, d in zip(s.players, s.dice, strict=True) if d]
+    assert len(alive) == 1
+    assert GAME.outcome(s) is not None
+    assert len(s.results) == 5 * players - s.dice[s.players.index(alive[0])]
