@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from flask import Flask
 
-from server.pages import security
+from server.pages import board, security
 from server.pages.routes import bp
 
 __all__ = ["bp", "init_app"]
@@ -21,5 +21,7 @@ def init_app(app: Flask) -> None:
     """Register the pages, the security headers and the CSRF check on ``app``."""
     app.jinja_env.trim_blocks = True
     app.jinja_env.lstrip_blocks = True
+    app.jinja_env.filters["mark_kept"] = board.mark_kept
+    app.jinja_env.filters["mark_matching"] = board.mark_matching
     security.init_app(app)
     app.register_blueprint(bp)

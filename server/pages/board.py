@@ -8,6 +8,7 @@ corrects, with its snapshot) and why dice must be thrown again.
 
 from __future__ import annotations
 
+from collections import Counter
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
@@ -116,3 +117,25 @@ def dice_wanted(view: Mapping[str, Any]) -> int:
     if view.get("over") or expecting.get("action") not in DICE_ENTRY:
         return 0
     return int(expecting.get("dice") or 0)
+
+
+def mark_kept(roll: Sequence[int], keep: Sequence[int]) -> list[tuple[int, bool]]:
+    """Each die of ``roll`` with whether it is one of the dice set aside (as a multiset:
+    a roll of three 1s of which two were kept marks two)."""
+    left = Counter(keep)
+    out = []
+    for die in roll:
+        kept = left[die] > 0
+        if kept:
+            left[die] -= 1
+        out.append((die, kept))
+    return out
+
+
+def mark_matching(dice: Sequence[int], face: int, matching: int) -> list[tuple[int, bool]]:
+    """Each revealed Gords die with whether it counted for the bid on ``face``. The engine
+    says how many matched; ones counted too exactly when that is what makes the number
+    (wild ones depend on house rules and palifico rounds, so the count decides)."""
+    exact = sum(1 for d in dice if d == face)
+    wild = face != 1 and exact != matching and exact + dice.count(1) == matching
+    return [(d, d == face or (wild and d == 1)) for d in dice]

@@ -32,10 +32,10 @@ from server.tables import UnknownTableError
 bp = Blueprint("pages", __name__)
 
 GAME_PARTIALS = {
-    "you-blew-it": "boards/you_blew_it.html",
-    "bolo": "boards/bolo.html",
-    "bar-dice": "boards/bar_dice.html",
-    "gords": "boards/gords.html",
+    "you-blew-it": "you_blew_it",
+    "bolo": "bolo",
+    "bar-dice": "bar_dice",
+    "gords": "gords",
 }
 
 

@@ -21,15 +21,22 @@ CSV_COLUMNS = ("id", "game", "kind", "player", "points", "dice", "text", "at", "
 ROWS_PER_LIST = 10
 
 
+#: the wall's lists per game: (title, record kinds); every other kind is an honour
+LISTS: tuple[tuple[str, tuple[str, ...]], ...] = (
+    ("Biggest rolls", ("roll", HIGH_ROLLER)),
+    ("Biggest turns", ("turn",)),
+    ("Best hands", ("hand",)),
+)
+HONOURS = "Honours"
+
+
 @dataclass(frozen=True)
 class GameWall:
-    """One game's part of the wall."""
+    """One game's part of the wall: ``lists`` of (title, records biggest first)."""
 
     name: str
     title: str
-    rolls: list[RecordRow]
-    turns: list[RecordRow]
-    honours: list[RecordRow]  #: high rollers, Van Halen, exact bids... (game-specific kinds)
+    lists: list[tuple[str, list[RecordRow]]]
 
 
 def _title(name: str) -> str:
@@ -39,21 +46,26 @@ def _title(name: str) -> str:
         return name
 
 
+def group(
+    rows: Sequence[RecordRow], per_list: int = ROWS_PER_LIST
+) -> list[tuple[str, list[RecordRow]]]:
+    """Split one game's records (biggest first) into the wall's lists; empty ones dropped."""
+    listed = {kind for _, kinds in LISTS for kind in kinds}
+    out = [(title, [r for r in rows if r.kind in kinds][:per_list]) for title, kinds in LISTS]
+    out.append((HONOURS, [r for r in rows if r.kind not in listed][: per_list * 3]))
+    return [(title, found) for title, found in out if found]
+
+
 def wall(records: Records, *, include_hidden: bool = False) -> list[GameWall]:
-    """Per game: the biggest rolls, the biggest turns and the honours."""
-    out = []
-    for name in games.NAMES:
-        rows = records.wall(game=name, include_hidden=include_hidden, limit=500)
-        out.append(
-            GameWall(
-                name,
-                _title(name),
-                [r for r in rows if r.kind == "roll"][:ROWS_PER_LIST],
-                [r for r in rows if r.kind == "turn"][:ROWS_PER_LIST],
-                [r for r in rows if r.kind not in ("roll", "turn")][: ROWS_PER_LIST * 5],
-            )
+    """Per game: the biggest rolls, turns and hands, and the honours."""
+    return [
+        GameWall(
+            name,
+            _title(name),
+            group(records.wall(game=name, include_hidden=include_hidden, limit=1000)),
         )
-    return out
+        for name in games.NAMES
+    ]
 
 
 def high_rollers(records: Records, *, include_hidden: bool = False) -> list[RecordRow]:

@@ -39,6 +39,7 @@
     if (!message) return;
     message.textContent = text;
     message.hidden = false;
+    message.scrollIntoView({ block: "nearest", behavior: "smooth" });
   }
 
   function hideMessage() {

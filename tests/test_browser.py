@@ -1,0 +1,289 @@
+"""The phone pages in a real browser: headless Chromium (Debian's ``chromium``) driven by
+Python Playwright against a real ``dicepad serve`` (waitress) on 127.0.0.1.
+
+Two "phones" (360 x 740) watch a scoreboard while a third client posts a roll through the
+API: both show it within a second. The PIN holder logs in through the page, fixes a die,
+sees an illegal fix refused with the rule's message, and undoes. Screenshots of every
+game's phone scoreboard, the kiosk, the table list, the new-game form and the wall are
+written to ``artifacts/``. Every page must run without a console error (a Content-Security-
+Policy violation is one). Skipped, with the reason, when Playwright or Chromium is missing.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import subprocess
+import sys
+import time
+import urllib.request
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+pytestmark = pytest.mark.browser
+
+REPO = Path(__file__).resolve().parent.parent
+ARTIFACTS = REPO / "artifacts"
+DATA = Path(__file__).parent / "data"
+PIN = "8642"
+SERVE = "import sys; from server.cli import main; sys.exit(main())"
+CHROMIUM = os.environ.get("DICEPAD_CHROMIUM", "/usr/bin/chromium")
+CHROMIUM_ARGS = [
+    "--headless",
+    "--no-sandbox",
+    "--disable-gpu",
+    "--disable-quic",
+    "--no-first-run",
+    "--disable-background-networking",
+    "--disable-component-update",
+    "--disable-sync",
+]
+PHONE = {"width": 360, "height": 740}
+
+sync_api = pytest.importorskip("playwright.sync_api", reason="Playwright (python) not installed")
+if not (Path(CHROMIUM).exists() or shutil.which("chromium")):
+    pytest.skip(f"no Chromium at {CHROMIUM}", allow_module_level=True)
+
+# (game, line-up, house rules, script in tests/data, actions of it to play)
+GAMES: list[tuple[str, dict[str, Any], dict[str, Any] | None, str, int]] = [
+    ("you-blew-it", {"teams": {"Reds": ["Ann", "Al"], "Blues": ["Bob", "Bea"]}}, None,
+     "ybi_sample_game.jsonl", 26),
+    ("bolo", {"players": ["Ann", "Bob"]}, None, "bolo_board_game.jsonl", 12),
+    ("bar-dice", {"players": ["Ann", "Bob", "Cy", "Dee"]}, None, "bardice_four_players.jsonl", 46),
+    ("gords", {"players": ["Ann", "Bob", "Cy"]}, None, "gords_three_players.jsonl", 14),
+]  # fmt: skip
+
+
+class Server:
+    """``dicepad serve`` on a free loopback port, manual entry only."""
+
+    def __init__(self, data: Path, log: Path) -> None:
+        self.log = log
+        env = {k: v for k, v in os.environ.items() if not k.startswith(("NOTIFY_", "WATCH"))}
+        env["DICEPAD_PIN"] = PIN
+        with log.open("w") as out:
+            self.proc = subprocess.Popen(
+                [sys.executable, "-c", SERVE, "serve", "--host", "127.0.0.1", "--port", "0",
+                 "--data", str(data), "--camera", "none", "--max-clients", "16"],
+                cwd=REPO, env=env, stdout=out, stderr=subprocess.STDOUT,
+            )  # fmt: skip
+        deadline = time.monotonic() + 30
+        while time.monotonic() < deadline:
+            for line in log.read_text().splitlines():
+                if "listening on http://" in line:
+                    self.url = line.split("listening on ", 1)[1].strip()
+                    return
+            if self.proc.poll() is not None:
+                raise AssertionError(f"serve exited: {log.read_text()}")
+            time.sleep(0.05)
+        raise AssertionError(f"serve did not start: {log.read_text()}")
+
+    def call(self, method: str, path: str, body: Any = None) -> Any:
+        data = json.dumps(body).encode() if body is not None else None
+        req = urllib.request.Request(self.url + path, data=data, method=method)
+        req.add_header("X-Dicepad-Pin", PIN)
+        if data is not None:
+            req.add_header("Content-Type", "application/json")
+        with urllib.request.urlopen(req, timeout=10) as resp:
+            return json.loads(resp.read())
+
+    def stop(self) -> None:
+        if self.proc.poll() is None:
+            self.proc.terminate()
+            try:
+                self.proc.wait(timeout=20)
+            except subprocess.TimeoutExpired:
+                self.proc.kill()
+                self.proc.wait(timeout=10)
+
+
+@pytest.fixture(scope="module")
+def server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Server]:
+    tmp = tmp_path_factory.mktemp("browser")
+    s = Server(tmp / "data", tmp / "serve.log")
+    yield s
+    s.stop()
+
+
+@pytest.fixture(scope="module")
+def tables(server: Server) -> dict[str, str]:
+    """One table per game, played part-way through its sample script."""
+    out = {}
+    for game, lineup, rules, script, count in GAMES:
+        body: dict[str, Any] = {"game": game, **lineup}
+        if rules:
+            body["rules"] = rules
+        table = server.call("POST", "/api/tables", body)["table"]
+        lines = (DATA / script).read_text().splitlines()[:count]
+        for line in lines:
+            server.call("POST", f"/api/tables/{table}/actions", json.loads(line))
+        out[game] = table
+    return out
+
+
+@pytest.fixture(scope="module")
+def browser() -> Iterator[Any]:
+    with sync_api.sync_playwright() as p:
+        try:
+            b = p.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS)
+        except Exception as exc:  # a broken browser install is a skip, not a failure
+            pytest.skip(f"Chromium did not start: {exc}")
+        yield b
+        b.close()
+
+
+class Phone:
+    """One browser context (its own cookies) with one page; console errors collected."""
+
+    def __init__(self, browser: Any, base: str) -> None:
+        self.context = browser.new_context(viewport=PHONE, device_scale_factor=2, is_mobile=True)
+        self.page = self.context.new_page()
+        self.base = base
+        self.errors: list[str] = []
+        self.page.on("console", self._console)
+        self.page.on("pageerror", lambda exc: self.errors.append(f"page error: {exc}"))
+
+    def _console(self, msg: Any) -> None:
+        if msg.type == "error":
+            self.errors.append(msg.text)
+
+    def open(self, path: str) -> Any:
+        self.page.goto(self.base + path)
+        return self.page
+
+    def wait_live(self) -> None:
+        self.page.wait_for_selector("#live.on", timeout=5000)
+
+    def shot(self, name: str) -> Path:
+        ARTIFACTS.mkdir(exist_ok=True)
+        path = ARTIFACTS / f"{name}.png"
+        self.page.screenshot(path=str(path), full_page=True)
+        return path
+
+    def login(self) -> None:
+        self.open("/login")
+        self.page.fill("input[name=pin]", PIN)
+        self.page.click("form.stack button[type=submit]")
+        self.page.wait_for_url(self.base + "/")
+
+    def close(self, *, expected: tuple[str, ...] = ()) -> None:
+        """Close; every console error must be one of ``expected`` (substrings)."""
+        unexpected = [e for e in self.errors if not any(x in e for x in expected)]
+        assert not unexpected, unexpected
+        self.context.close()
+
+
+def _seq_shown(page: Any) -> int:
+    return int(page.get_attribute("#board-body .board-part", "data-seq"))
+
+
+def test_two_phones_see_a_roll_posted_by_a_third_client_within_a_second(
+    server: Server, browser: Any
+) -> None:
+    table = server.call("POST", "/api/tables", {"game": "bolo", "players": ["Ann", "Bob"]})
+    table_id = table["table"]
+    phones = [Phone(browser, server.url) for _ in range(2)]
+    for phone in phones:
+        phone.open(f"/t/{table_id}")
+        phone.wait_live()
+        assert "Ann: roll 5 dice" in phone.page.inner_text("#expecting")
+    posted = time.monotonic()
+    entry = server.call(
+        "POST", f"/api/tables/{table_id}/actions", {"type": "roll", "dice": [1, 1, 1, 5, 2]}
+    )
+    for phone in phones:
+        phone.page.wait_for_selector(
+            f'#board-body .board-part[data-seq="{entry["seq"]}"]', timeout=1000
+        )
+        dice = phone.page.eval_on_selector_all(
+            ".turn .roll .die", "els => els.map(e => e.getAttribute('aria-label'))"
+        )
+        assert sorted(dice) == ["1", "1", "1", "2", "5"]
+    assert time.monotonic() - posted < 1.0
+    for phone in phones:
+        phone.close()
+
+
+def test_the_pin_holder_fixes_a_die_is_refused_an_illegal_fix_and_undoes(
+    server: Server, browser: Any
+) -> None:
+    table_id = server.call(
+        "POST", "/api/tables", {"game": "you-blew-it", "teams": {"A": ["Ann"], "B": ["Bob"]}}
+    )["table"]
+    keeper = Phone(browser, server.url)
+    keeper.login()
+    page = keeper.open(f"/t/{table_id}")
+    keeper.wait_live()
+    # manual entry: tap six faces, send the roll
+    for face in (1, 1, 1, 5, 2, 3):
+        page.click(f'#entry [data-face="{face}"]')
+    assert page.inner_text("#tray-count") == "6 / 6"
+    page.click("#send-roll")
+    page.wait_for_selector('#board-body .board-part[data-seq="1"]')
+    # the camera misread the 3 as a 6? tap the die of the last roll, pick its value
+    page.click('#fix [data-fix-index="5"]')
+    page.click('#fix-picker [data-fix-value="6"]')
+    page.wait_for_selector('#board-body .board-part[data-seq="2"]')
+    state = server.call("GET", f"/api/tables/{table_id}")["state"]
+    assert sorted(state["current_roll"]) == [1, 1, 1, 2, 5, 6]
+    # keep the triple and the five through the page's keep buttons
+    page.click(".keeps .keep >> nth=0")
+    page.wait_for_selector('#board-body .board-part[data-seq="3"]')
+    assert server.call("GET", f"/api/tables/{table_id}")["state"]["turn_points"] == 1050
+    # a fix that makes the keep impossible is refused with the rule's message, nothing changes
+    page.click('#fix [data-fix-index="0"]')
+    page.click('#fix-picker [data-fix-value="4"]')
+    page.wait_for_selector("#message:not([hidden])")
+    assert page.inner_text("#message").strip()
+    assert _seq_shown(page) == 3
+    keeper.shot("control-refused")
+    # undo through the page: the keep is taken back
+    page.click('button[data-action=\'{"type": "undo"}\']')
+    page.wait_for_selector('#board-body .board-part[data-seq="4"]')
+    view = server.call("GET", f"/api/tables/{table_id}")
+    assert view["state"]["turn_points"] == 0
+    assert sorted(view["state"]["current_roll"]) == [1, 1, 1, 2, 5, 6]
+    assert page.is_hidden("#message")
+    keeper.shot("control-after-undo")
+    keeper.close(expected=("status of 409",))  # the refused fix, as the browser logs it
+
+
+def test_screenshots_of_every_page(server: Server, browser: Any, tables: dict[str, str]) -> None:
+    phone = Phone(browser, server.url)
+    for game, table_id in tables.items():
+        page = phone.open(f"/t/{table_id}")
+        phone.wait_live()
+        assert page.inner_text("#expecting, .status .winner")
+        phone.shot(f"board-{game}")
+    phone.open("/")
+    assert phone.page.locator(".card").count() >= len(tables)
+    phone.shot("tables")
+    phone.open("/records")
+    assert "Ann" in phone.page.inner_text(".high-rollers")
+    phone.shot("wall")
+    keeper = Phone(browser, server.url)
+    keeper.login()
+    keeper.open("/new")
+    keeper.page.select_option("#game-select", "bolo")
+    assert keeper.page.is_visible('fieldset[data-game="bolo"]')
+    assert keeper.page.is_hidden('fieldset[data-game="gords"]')
+    keeper.shot("new-game")
+    keeper.page.fill("textarea[name=players]", "Ann\nBob\n<b>Cy</b>")
+    keeper.page.click("#new-game button[type=submit]")
+    keeper.page.wait_for_selector("#board")
+    assert "<b>Cy</b>" in keeper.page.inner_text(".scores")
+    keeper.shot("control-bolo-new")
+    kiosk = Phone(browser, server.url)
+    kiosk.context.close()
+    kiosk.context = browser.new_context(viewport={"width": 1280, "height": 800})
+    kiosk.page = kiosk.context.new_page()
+    kiosk.page.on("console", kiosk._console)
+    kiosk.open(f"/t/{tables['you-blew-it']}/kiosk")
+    kiosk.wait_live()
+    kiosk.shot("kiosk")
+    for p in (phone, keeper, kiosk):
+        p.close()
