@@ -686,3 +686,20 @@ def test_random_games_played_through_expecting_end_with_one_sponsor(
     assert f"lost 2 turns to {won}" in GAME.state_to_json(s)["expecting"]["text"]
     assert len(s.safe) == players - 2
     assert roundtrip(s) == s
+
+
+def test_cocked_order_die_and_a_cocked_flop_that_ended_a_round() -> None:
+    s = play(GAME.new(players=["A", "B", "C"]), [roll(6)])
+    s = GAME.apply(s, Reroll((6,), "cocked"))
+    assert GAME.expecting(s).text == "A: re-roll 1 die (cocked)"
+    s = play(s, [roll(2), roll(5), roll(3)])
+    assert s.phase == "elimination"
+    assert s.hammer == "B"
+    s = play(s, [roll(1, 2, 2, 3, 4), roll(1, 3, 3, 4, 5)])
+    done = GAME.apply(s, roll(1, 6, 6, 6, 2))  # A's 46 would put A out
+    assert [x.player for x in done.safe] == ["A"]
+    back = GAME.apply(done, Reroll((6,), "stacked"))
+    assert back.safe == ()
+    assert GAME.expecting(back).player == "A"
+    assert back.round is not None
+    assert [r.player for r in back.round.results] == ["B", "C"]
