@@ -11,7 +11,7 @@ from datetime import timedelta
 
 from flask import Flask
 
-from server import api, errors, pages
+from server import api, errors, pad_api, pages
 from server.auth import FailureLimiter, PinAuth, load_or_create_secret
 from server.config import Config
 from server.feed import Feed
@@ -66,5 +66,6 @@ def create_app(config: Config) -> Flask:
     )
     errors.init_app(app)
     app.register_blueprint(api.bp)
+    app.register_blueprint(pad_api.bp)
     pages.init_app(app)
     return app

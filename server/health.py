@@ -22,6 +22,7 @@ class Component:
     detail: str
     critical: bool
     at: float  #: monotonic time of the report
+    ttl: float | None = None  #: a report older than this many seconds counts as failing
 
     def to_json(self, now: float) -> dict[str, Any]:
         return {
@@ -42,10 +43,20 @@ class Health:
         self._lock = threading.Lock()
         self._parts: dict[str, Component] = {}
 
-    def report(self, name: str, ok: bool, detail: str = "", *, critical: bool = False) -> None:
-        """Record the state of ``name`` (``camera``, ``pad``...); the latest report wins."""
+    def report(
+        self,
+        name: str,
+        ok: bool,
+        detail: str = "",
+        *,
+        critical: bool = False,
+        ttl: float | None = None,
+    ) -> None:
+        """Record the state of ``name`` (``camera``, ``pad``...); the latest report wins.
+        With ``ttl`` the part must report again within ``ttl`` seconds or count as failing
+        (a heartbeat: a hung loop stops feeding the watchdog)."""
         with self._lock:
-            self._parts[name] = Component(ok, detail, critical, self._now())
+            self._parts[name] = Component(ok, detail, critical, self._now(), ttl)
 
     def _store_ok(self) -> Component:
         try:
@@ -58,6 +69,11 @@ class Health:
         """Every component now, the store probed live."""
         with self._lock:
             parts = dict(self._parts)
+        now = self._now()
+        for name, c in parts.items():
+            if c.ttl is not None and now - c.at > c.ttl:
+                stale = f"no report for {now - c.at:.0f} s (last: {c.detail})"
+                parts[name] = Component(False, stale, c.critical, c.at, c.ttl)
         parts["store"] = self._store_ok()
         stats = self._feed.stats()
         parts["feed"] = Component(

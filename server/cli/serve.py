@@ -115,7 +115,16 @@ def run(args: argparse.Namespace) -> int:
     url = f"http://{args.host}:{server.effective_port}"
     print(f"dicepad: data in {config.data_dir}; camera {config.camera}", flush=True)
     print(f"dicepad: listening on {url}", flush=True)
-    # The pad service (issue 8) starts here, from config.camera, when it exists.
+    from hardware.sources import SpecError
+    from server.pad_api import start_pad_service
+
+    try:
+        pad = start_pad_service(app)  # None with --camera none: manual entry only
+    except SpecError as exc:
+        server.close()
+        parts.close()
+        print(f"dicepad serve: {exc}", file=sys.stderr)
+        return 2
 
     notifier = Notifier.from_environ()
     stop = threading.Event()
@@ -139,6 +148,8 @@ def run(args: argparse.Namespace) -> int:
         server.run()
     finally:
         stop.set()
+        if pad is not None:
+            pad.stop()
         server.close()
         parts.close()
     print("dicepad: stopped", flush=True)

@@ -1,0 +1,505 @@
+"""The pad service: from a live camera to game actions, on its own thread.
+
+One loop: :class:`~hardware.supervisor.CameraSupervisor` frames (it survives stalls, errors,
+garbage and unplugged cameras) -> :mod:`vision.settle` on the small grey preview -> on the one
+"settled" frame of a throw: the dice reader -> :func:`server.pad_decide.decide` for the table
+on the pad -> :meth:`TableService.apply` with ``source="camera"`` and the frame's JPEG (encoded
+once) on the roll. Notices ("cocked dice: re-roll 1 die", "check the roll on the phone") go to
+the table's ``pad.notice``; the camera's status to ``pad.camera`` of every open table and to
+:class:`~server.health.Health`. The bank/undo buttons act on the table on the pad with
+``source="button"``; the LED shows whether the camera is reading.
+
+Which table is on the pad: the one assigned (``assign``, the admin's pick on a phone, ``POST
+/api/pad``) while it is open; otherwise the open table with the most recent action (a new
+table counts from its creation).
+
+The systemd watchdog is fed only while this loop turns: it reports a ``pad`` heartbeat (a
+critical health part with a time-to-live), so a camera driver that hangs inside a read stops
+the watchdog, while a camera that is merely away (reconnecting, manual entry meanwhile) does
+not restart the server. ``--camera none`` runs no pad service at all.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import logging
+import threading
+import time
+from collections import deque
+from collections.abc import Callable
+from dataclasses import dataclass, replace
+from pathlib import Path
+from typing import Any
+
+import cv2
+import numpy as np
+
+from hardware.buttons import ButtonConfig, ButtonEvent, Buttons, open_buttons
+from hardware.clock import REAL_CLOCK, Clock
+from hardware.frames import Frame
+from hardware.supervisor import Backoff, CameraState, CameraStatus, CameraSupervisor, Opener
+from scoring.actions import Action, Bank, Roll, Stand, Undo
+from scoring.errors import IllegalActionError
+from server.health import Health
+from server.pad_decide import Decision, Notice, NoticeKind, decide
+from server.pad_truth import reading_from_truth, source_truth
+from server.tables import TableService, UnknownTableError
+from vision.reading import Pad, Reading
+from vision.settle import SettleParams, SettleState, step
+
+log = logging.getLogger(__name__)
+
+Reader = Callable[[np.ndarray, Pad | None], Reading]
+"""Reads the dice of a BGR frame (``vision.detect.read_roll``'s shape)."""
+
+PAD_FILE = "pad.json"
+HEARTBEAT_S = 1.0  #: seconds between heartbeats to Health
+HEARTBEAT_TTL_S = 20.0  #: a heartbeat older than this fails the ``pad`` health part
+SNAPSHOT_QUALITY = 85  #: JPEG quality of roll snapshots
+SNAPSHOT_BYTES = 1024 * 1024  #: the table service's default snapshot limit
+DEFAULT_SETTLE = SettleParams()
+DEFAULT_BACKOFF = Backoff()
+
+
+def vision_reader(image: np.ndarray, pad: Pad | None) -> Reading:
+    """The real dice reader (imported on first use: it loads the networks)."""
+    from vision.detect import read_roll
+
+    return read_roll(image, pad=pad)
+
+
+def encode_snapshot(image: np.ndarray, *, limit: int = SNAPSHOT_BYTES) -> bytes:
+    """The frame as a JPEG under ``limit`` bytes (smaller quality, then half size, if need be)."""
+    quality = SNAPSHOT_QUALITY
+    while True:
+        ok, buf = cv2.imencode(".jpg", image, [cv2.IMWRITE_JPEG_QUALITY, quality])
+        if not ok:
+            raise ValueError("the frame could not be encoded as a JPEG")
+        data = bytes(buf)
+        if len(data) <= limit:
+            return data
+        if quality > 50:
+            quality -= 20
+        else:
+            h, w = image.shape[:2]
+            size = (max(1, w // 2), max(1, h // 2))
+            image = np.asarray(cv2.resize(image, size, interpolation=cv2.INTER_AREA), np.uint8)
+
+
+@dataclass(frozen=True)
+class Throw:
+    """What the pad service did with one settled frame (kept for ``/api/pad`` and tests)."""
+
+    frame_seq: int
+    frame_at: float  #: the frame's capture time (the service's clock)
+    done_at: float  #: when the decision had been applied
+    table: str | None
+    reading: Reading | None
+    decision: Decision | None
+    applied: tuple[int, ...] = ()  #: log seqs of the actions that landed
+    error: str | None = None
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "frame": self.frame_seq,
+            "table": self.table,
+            "dice": [] if self.reading is None else [d.to_json() for d in self.reading.dice],
+            "actions": []
+            if self.decision is None
+            else [a.to_json() for a in self.decision.actions],
+            "notice": None
+            if self.decision is None or self.decision.notice is None
+            else self.decision.notice.to_json(),
+            "applied": list(self.applied),
+            "error": self.error,
+            "seconds": round(self.done_at - self.frame_at, 3),
+        }
+
+
+@dataclass(frozen=True)
+class _Standing:
+    """Dice the service left on the pad for a re-roll it logged, valid at log ``seq``."""
+
+    seq: int
+    decision: Decision
+
+
+class PadService:
+    """The camera-to-actions loop for one dicepad (see the module docstring).
+
+    ``opener`` opens the camera (a :class:`~hardware.sources.SourceOpener`); ``reader`` reads
+    dice (default: the vision reader; on a synthetic camera whose models are missing, the
+    renderer's truth); ``pad_file`` is the calibrated pad (re-read when it changes); ``clock``
+    drives the supervisor and the timings. ``step``/``pump`` run the loop in the caller's
+    thread (tests, benchmarks); ``start``/``stop`` run it on its own.
+    """
+
+    def __init__(
+        self,
+        tables: TableService,
+        opener: Opener | None,
+        *,
+        health: Health | None = None,
+        clock: Clock = REAL_CLOCK,
+        reader: Reader | None = None,
+        pad_file: Path | None = None,
+        settle: SettleParams = DEFAULT_SETTLE,
+        stall_after: float = 5.0,
+        backoff: Backoff = DEFAULT_BACKOFF,
+        buttons: ButtonConfig | None = None,
+        pin_factory: Any = None,
+        history: int = 50,
+    ) -> None:
+        self.tables = tables
+        self.health = health
+        self.clock = clock
+        self._reader = reader or vision_reader
+        self._truth_fallback = reader is None
+        self.pad_file = pad_file
+        self.settle_params = settle
+        self.supervisor = CameraSupervisor(
+            opener, clock=clock, stall_after=stall_after, backoff=backoff, on_status=self._status
+        )
+        self._button_config = buttons
+        self._pin_factory = pin_factory
+        self._buttons: Buttons | None = None
+        self._settle = SettleState()
+        self._lock = threading.RLock()  # one decision or button press at a time
+        self._assigned: str | None = None
+        self._standing: dict[str, _Standing] = {}
+        self._pending: dict[str, bytes] = {}  # table -> JPEG of a throw awaiting the phone
+        self._pad: Pad | None = None
+        self._pad_key: tuple[float, tuple[int, int]] | None = None
+        self._camera = self.supervisor.status
+        self._camera_shown: dict[str, Any] = {}
+        self._last_beat = -1e9
+        self._last_camera_sync = -1e9
+        self._frames = 0
+        self._period: float | None = None
+        self._last_stamp: float | None = None
+        self.throws: deque[Throw] = deque(maxlen=history)
+        self._stop = threading.Event()
+        self._thread: threading.Thread | None = None
+
+    # -- running ----------------------------------------------------------------------------
+
+    def start(self) -> None:
+        """Run the loop on a daemon thread and open the buttons (if any are configured)."""
+        if self._thread is not None:
+            raise RuntimeError("the pad service is already running")
+        if self._button_config is not None:
+            self._buttons = open_buttons(
+                self._button_config, self.press, pin_factory=self._pin_factory
+            )
+            if self._buttons is not None:
+                self._buttons.show_status(self._camera.ok)
+        self._stop.clear()
+        self._thread = threading.Thread(target=self._run, name="dicepad-pad", daemon=True)
+        self._thread.start()
+
+    def stop(self, timeout: float = 5.0) -> None:
+        """Stop the loop, close the camera and the buttons; idempotent."""
+        self._stop.set()
+        self.supervisor.close()
+        thread, self._thread = self._thread, None
+        if thread is not None:
+            thread.join(timeout)
+            if thread.is_alive():
+                log.warning("the pad loop did not stop within %.1f s", timeout)
+        if self._buttons is not None:
+            self._buttons.close()
+            self._buttons = None
+
+    @property
+    def running(self) -> bool:
+        return self._thread is not None and self._thread.is_alive()
+
+    def _run(self) -> None:
+        log.info("pad service started")
+        while not self._stop.is_set():
+            try:
+                self.step()
+            except Exception:  # the loop must outlive any one frame's trouble
+                log.exception("pad service: a frame failed")
+                time.sleep(0.05)  # no hot loop if something keeps failing
+        log.info("pad service stopped")
+
+    def step(self, timeout: float = 0.5) -> Throw | None:
+        """Read one frame (or time out) and process it; the loop's body."""
+        frame = self.supervisor.read(timeout)
+        now = self.clock.now()
+        if now - self._last_beat >= HEARTBEAT_S:
+            self._heartbeat(now)
+        if now - self._last_camera_sync >= 2.0:
+            self._last_camera_sync = now
+            self._show_camera()
+        if frame is None:
+            return None
+        return self.process(frame)
+
+    def pump(self, frames: int, *, timeout: float = 0.5) -> list[Throw]:
+        """Run ``frames`` loop steps in the calling thread; the throws they produced."""
+        out = []
+        for _ in range(frames):
+            throw = self.step(timeout)
+            if throw is not None:
+                out.append(throw)
+        return out
+
+    # -- one frame ----------------------------------------------------------------------------
+
+    def process(self, frame: Frame) -> Throw | None:
+        """Feed one frame to the settle detector; on a settled frame, read and decide."""
+        self._frames += 1
+        self._track_rate(frame.timestamp)
+        grey = frame.lores if frame.lores is not None else frame.image
+        self._settle, event = step(self._settle, grey, self.settle_params)
+        if event is None:
+            return None
+        return self.settled(frame)
+
+    def settled(self, frame: Frame) -> Throw:
+        """The dice of a throw are at rest in ``frame``: one decision for the table on the pad."""
+        table: str | None = None
+        reading: Reading | None = None
+        try:
+            reading = self._read(frame)
+            with self._lock:
+                table = self.table_on_pad()
+                if table is None:
+                    log.info("a throw settled but no table is open: ignored")
+                    return self._record(frame, None, reading, None)
+                return self._decide_and_apply(frame, table, reading)
+        except Exception as exc:  # a reader or store failure loses this throw, not the loop
+            log.exception("pad service: the settled frame could not be handled")
+            if table is not None:
+                text = f"the camera could not read this throw ({exc}): enter it on the phone"
+                self._notice(table, Notice(NoticeKind.CONFIRM, text))
+            return self._record(frame, table, reading, None, error=str(exc))
+
+    def _read(self, frame: Frame) -> Reading:
+        truth = source_truth(self.supervisor.source)
+        try:
+            return self._reader(frame.image, self._pad_for(frame))
+        except (FileNotFoundError, ImportError):
+            if not self._truth_fallback or truth is None:
+                raise
+            log.warning("vision models missing: the synthetic camera's ground truth is read")
+            self._reader = _truth_reader(self)
+            return reading_from_truth(truth)
+
+    def _decide_and_apply(self, frame: Frame, table: str, reading: Reading) -> Throw:
+        tables = self.tables
+        view = tables.view(table)
+        game = tables.game_of(table)
+        state = game.state_from_json(view["state"])
+        left = self._standing.get(table)
+        standing = left.decision.standing if left is not None and left.seq == view["seq"] else ()
+        decision = decide(game, state, reading, standing=standing)
+        jpeg: bytes | None = None
+        needs_photo = decision.notice is not None and decision.notice.kind in (
+            NoticeKind.CONFIRM,
+            NoticeKind.KEEP,
+            NoticeKind.COUNT,
+            NoticeKind.REFUSED,
+        )
+        if needs_photo or any(isinstance(a, Roll) for a in decision.actions):
+            jpeg = encode_snapshot(frame.image)
+        applied: list[int] = []
+        error: str | None = None
+        snap = jpeg
+        for action in decision.actions:
+            try:
+                entry = tables.apply(
+                    table,
+                    action,
+                    source="camera",
+                    snapshot=snap if isinstance(action, Roll) else None,
+                )
+            except IllegalActionError as exc:  # the table moved on meanwhile (a phone)
+                error = str(exc)
+                text = f"the camera's {action.type} was refused: {exc}"
+                decision = replace(decision, notice=Notice(NoticeKind.REFUSED, text))
+                break
+            applied.append(int(entry.entry["seq"]))
+            if isinstance(action, Roll):
+                snap = None  # one roll per throw keeps the photo
+        if applied or error is not None:
+            self._standing.pop(table, None)
+        if decision.standing and error is None:
+            self._standing[table] = _Standing(tables.view(table)["seq"], decision)
+        self._pending.pop(table, None)
+        if decision.notice is not None:
+            if jpeg is not None and needs_photo:
+                self._pending[table] = jpeg
+            self._notice(table, decision.notice, photo=needs_photo and jpeg is not None)
+        return self._record(frame, table, reading, decision, tuple(applied), error)
+
+    def _record(
+        self,
+        frame: Frame,
+        table: str | None,
+        reading: Reading | None,
+        decision: Decision | None,
+        applied: tuple[int, ...] = (),
+        error: str | None = None,
+    ) -> Throw:
+        throw = Throw(
+            frame.seq, frame.timestamp, self.clock.now(), table, reading, decision, applied, error
+        )
+        self.throws.append(throw)
+        return throw
+
+    def _notice(self, table: str, notice: Notice, *, photo: bool = False) -> None:
+        body = notice.to_json()
+        if photo:
+            body["snapshot"] = f"/api/pad/snapshot/{table}"
+        with contextlib.suppress(UnknownTableError):  # deleted meanwhile
+            self.tables.set_pad(table, "notice", body)
+
+    def pending_snapshot(self, table: str) -> bytes | None:
+        """The JPEG of the throw a table is asked to confirm, if any."""
+        return self._pending.get(table)
+
+    # -- which table --------------------------------------------------------------------------
+
+    def assign(self, table: str | None) -> None:
+        """Put ``table`` on the pad (None: back to the most recently active open table)."""
+        if table is not None and table not in self.tables:
+            raise UnknownTableError(f"no table {table!r}")
+        with self._lock:
+            self._assigned = table
+
+    @property
+    def assigned(self) -> str | None:
+        return self._assigned
+
+    def table_on_pad(self) -> str | None:
+        """The assigned table while it is open, else the open table acted on most recently."""
+        tables = self.tables
+        summaries = [s for s in tables.summaries() if not s["over"]]
+        open_ids = {s["table"] for s in summaries}
+        if self._assigned in open_ids:
+            return self._assigned
+        best: tuple[str, str] | None = None
+        for s in summaries:
+            last = s["created"]
+            if s["seq"]:
+                entries = tables.log(s["table"], s["seq"] - 1)
+                if entries:
+                    last = max(last, entries[-1]["at"])
+            if best is None or (last, s["table"]) > best:
+                best = (last, s["table"])
+        return None if best is None else best[1]
+
+    # -- buttons ------------------------------------------------------------------------------
+
+    def press(self, event: ButtonEvent) -> None:
+        """A physical button: bank (stand in Bar Dice) or undo for the table on the pad."""
+        with self._lock:
+            table = self.table_on_pad()
+            if table is None:
+                log.info("button %s pressed but no table is open", event)
+                return
+            action: Action
+            if event is ButtonEvent.UNDO:
+                action = Undo()
+            elif self.tables.game_of(table).name == "bar-dice":
+                action = Stand()
+            else:
+                action = Bank()
+            try:
+                self.tables.apply(table, action, source="button")
+            except IllegalActionError as exc:
+                self._notice(table, Notice(NoticeKind.REFUSED, f"{event} button: {exc}"))
+
+    # -- camera status and health -------------------------------------------------------------
+
+    def _status(self, status: CameraStatus) -> None:
+        self._camera = status
+        if self.health is not None:
+            ok = status.ok or status.state is CameraState.DISABLED
+            self.health.report("camera", ok, status.message)
+        if self._buttons is not None:
+            self._buttons.show_status(status.ok)
+        self._show_camera()
+
+    def _show_camera(self) -> None:
+        """``pad.camera`` on every open table (new tables get it within a couple of s)."""
+        body = self._camera.to_json()
+        try:
+            summaries = self.tables.summaries()
+        except Exception:  # the store is closing (shutdown)
+            return
+        for s in summaries:
+            if s["over"]:
+                continue
+            try:
+                self.tables.set_pad(s["table"], "camera", body)
+            except UnknownTableError:
+                continue
+
+    def _heartbeat(self, now: float) -> None:
+        self._last_beat = now
+        if self.health is None:
+            return
+        cam = self._camera
+        detail = f"pad loop running: {self._frames} frames, camera {cam.state.value}"
+        self.health.report("pad", True, detail, critical=True, ttl=HEARTBEAT_TTL_S)
+
+    # -- the pad and the frame rate -----------------------------------------------------------
+
+    def _pad_for(self, frame: Frame) -> Pad | None:
+        """The calibrated pad scaled to this frame (re-read when ``pad.json`` changes); on a
+        synthetic camera without one, the rendered pad."""
+        path = self.pad_file
+        if path is not None:
+            try:
+                mtime = path.stat().st_mtime
+            except OSError:
+                mtime = None
+            if mtime is not None:
+                key = (mtime, frame.size)
+                if key != self._pad_key:
+                    from vision.pad import load_pad
+
+                    self._pad = load_pad(path, frame_size=frame.size)
+                    self._pad_key = key
+                return self._pad
+        truth = source_truth(self.supervisor.source)
+        return None if truth is None else truth.pad
+
+    def _track_rate(self, stamp: float) -> None:
+        """Keep the settle detector's ``fps`` near the camera's real rate, so ``still_ms``
+        means milliseconds whatever the camera delivers."""
+        last, self._last_stamp = self._last_stamp, stamp
+        if last is None or not 0 < stamp - last < 1.0:
+            return
+        gap = stamp - last
+        self._period = gap if self._period is None else 0.9 * self._period + 0.1 * gap
+        fps = 1.0 / self._period
+        if abs(fps - self.settle_params.fps) > 0.2 * self.settle_params.fps:
+            self.settle_params = replace(self.settle_params, fps=round(fps, 1))
+
+    def status_json(self) -> dict[str, Any]:
+        """For ``GET /api/pad``: the camera, the table on the pad, the last throws."""
+        return {
+            "running": self.running,
+            "camera": self._camera.to_json(),
+            "source": None if self.supervisor.source is None else self.supervisor.source.describe(),
+            "assigned": self._assigned,
+            "table": self.table_on_pad(),
+            "frames": self._frames,
+            "fps": round(self.settle_params.fps, 1),
+            "throws": [t.to_json() for t in list(self.throws)[-10:]],
+        }
+
+
+def _truth_reader(service: PadService) -> Reader:
+    def read(image: np.ndarray, pad: Pad | None) -> Reading:
+        truth = source_truth(service.supervisor.source)
+        if truth is None:
+            raise FileNotFoundError("vision models missing and the camera is not synthetic")
+        return reading_from_truth(truth)
+
+    return read
