@@ -228,6 +228,14 @@ def state_hint(state: you_blew_it.State | bolo.State) -> dict[str, Any]:
     )
     out = turn_hint(policy, ts)
     out["player"] = state.player
+    if isinstance(state, bolo.State) and bolo.yahtzee_ready(state):
+        # B13: the would-be BOLO is re-rolled, with the same dice at risk.
+        live = clause_live(state.rules, turn.kept, len(turn.cycle_steps()), turn.clause_rerolls + 1)
+        again = TurnState("roll", turn.points, len(turn.roll), clause=live, teammates=w)
+        out.update({k: v for k, v in turn_hint(policy, again).items() if k != "phase"})
+        out["advice"] = "reroll"
+        out["reroll"] = list(turn.roll)
+        out["text"] = f"Yahtzee clause: re-roll {dice_text(turn.roll)}. {out['text']}"
     if turn.phase == "reroll":
         out["text"] = f"Re-roll the cocked or sloppy dice first. {out['text']}"
     return out

@@ -13,7 +13,7 @@ from typing import Any
 import pytest
 
 from scoring import bolo, you_blew_it
-from scoring.actions import Action, Bank, Keep, Roll
+from scoring.actions import Action, Bank, Keep, Reroll, Roll
 from scoring.coach import hint
 from scoring.coach_farkle import (
     STEP,
@@ -296,3 +296,41 @@ def test_warm_solves_what_is_missing_and_saves_it(tmp_path: Path) -> None:
     assert [p.spec for p in policies] == specs
     assert len(list(tmp_path.glob("coach-bolo-*.json"))) == 4
     assert warm(tmp_path, specs)[0].roll == policies[0].roll
+
+
+def test_bolo_yahtzee_clause_hint_is_the_legal_reroll() -> None:
+    s = bolo.GAME.new(players=["Ann", "Bob"])
+    for action in (Roll((4, 4, 4, 2, 3)), Keep((4, 4, 4)), Roll((4, 4))):
+        s = bolo.GAME.apply(s, action)
+    h = hint("bolo", s)
+    assert h["advice"] == "reroll"
+    assert h["p_blow"] == pytest.approx(16 / 36, abs=1e-4)
+    assert Reroll((4, 4), "yahtzee") in bolo.GAME.legal_actions(s)
+
+
+def test_a_blow_that_wipes_a_teammate_is_shown_from_the_pending_json() -> None:
+    game = you_blew_it.GAME
+    s = game.new(teams={"A": ["Ann", "Al"], "B": ["Bob"]})
+    for action in (Roll((1, 1, 1, 2, 3, 4)), Keep((1, 1, 1)), Bank(), Roll((2, 2, 3, 3, 4, 6))):
+        s = game.apply(s, action)
+    h = hint("you-blew-it", game.state_to_json(s))
+    assert h["phase"] == "blown"
+    assert h["player"] == "Al"
+    assert "1000 of the team's" in h["text"]
+
+
+def test_player_scope_on_board_minimum_keeps_teammates_points() -> None:
+    rules = {"ybi.on_board_min": 350, "ybi.on_board_scope": "player"}
+    game = you_blew_it.GAME
+    s = game.new(teams={"A": ["Ann", "Al"], "B": ["Bob"]}, rules=rules)
+    for action in (Roll((1, 1, 1, 2, 3, 4)), Keep((1, 1, 1)), Bank(), Roll((5, 2, 2, 3, 4, 6))):
+        s = game.apply(s, action)
+    s = game.apply(s, Keep((5,)))
+    h = hint("you-blew-it", s)  # Al: 50 points, not on the board, Ann's 1000 at risk
+    assert h["teammates_at_risk"] == 1000
+    assert h["minimum"] == 350
+    assert h["bank_value"] == 0  # a short bank counts nothing but keeps Ann's points
+    # 1050 at risk with five dice still rolls on (even without a minimum: bank from 2900),
+    # and the minimum can only make the turn worth less than in the plain game.
+    assert h["advice"] == "roll"
+    assert h["roll_value"] <= solve(YBI_SPEC).roll_value(1050, 5) - 1000
