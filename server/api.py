@@ -172,7 +172,7 @@ def events(table_id: str) -> Response:
             raise BodyError("Last-Event-ID must be an event number")
         last = int(raw.strip())
     stream = d.tables.watch(table_id, last)
-    response = Response(stream, mimetype="text/event-stream")
+    response = Response(stream, mimetype="text/event-stream", direct_passthrough=True)
     response.headers["Cache-Control"] = "no-cache"
     response.headers["X-Accel-Buffering"] = "no"
     return response
