@@ -125,18 +125,26 @@ class FarkleSpec:
     clause_rerolls: int | None = None  #: Bolo B13: None = off, 0 = unlimited, k per chance
     five_ones_win: bool = False  #: Bolo B3: keeping five 1s ends the turn as a bank
     cap: int = 0  #: 0: automatic (see the module docstring)
+    goal: int = 0  #: finishing mode: maximise P(banking at least ``goal``), not points
 
     def __post_init__(self) -> None:
         if any(c.points % STEP for c in self.table.combos):
             raise ValueError(f"the coach needs combinations worth multiples of {STEP}")
-        if self.minimum < 0 or self.floor < 0 or self.cap < 0:
-            raise ValueError("minimum, floor and cap are not negative")
+        if min(self.minimum, self.floor, self.cap, self.goal) < 0:
+            raise ValueError("minimum, floor, cap and goal are not negative")
 
     def bank(self, at_risk: int) -> float | None:
-        """What banking ``at_risk`` is worth now, or ``None`` when the rules forbid it."""
+        """What banking ``at_risk`` is worth now, or ``None`` when the rules forbid it
+        (finishing mode: 1 for reaching the goal, else 0)."""
         if at_risk >= self.minimum:
+            if self.goal:
+                return 1.0 if at_risk >= self.goal else 0.0
             return float(at_risk)
         return float(self.floor) if self.may_pass else None
+
+    def win_value(self, at_risk: int) -> float:
+        """Value of a keep that ends the turn as a win (Bolo B3, five 1s)."""
+        return 1.0 if self.goal else float(at_risk)
 
     def key(self) -> str:
         """A stable text naming this spec (the cache file key)."""
@@ -214,10 +222,12 @@ def _asymptote(spec: FarkleSpec) -> dict[tuple[int, bool], tuple[float, float]]:
     states = _roll_states(spec)
     ab = dict.fromkeys(states, (0.0, 0.0))
 
+    banked = (0.0, 1.0) if spec.goal else (1.0, 0.0)  # above the cap a bank is worth this
+
     def after(s: _State) -> tuple[float, float]:
         n, stop, flag = s
         if s == _WIN or stop:
-            return (1.0, 0.0)
+            return banked
         return ab[(n, flag)]
 
     for _ in range(1000):
@@ -283,7 +293,7 @@ class Policy:
 
     def state_value(self, at_risk: int, state: _State) -> float:
         if state == _WIN:
-            return float(at_risk)
+            return self.spec.win_value(at_risk)
         return self.value(at_risk, *state)
 
     def keep_values(
@@ -373,7 +383,7 @@ def _solve_grid(spec: FarkleSpec, cap: int) -> Policy:
         b = bank[i]
         for s, arr in decide.items():
             if s == _WIN:
-                arr[i] = i * STEP
+                arr[i] = spec.win_value(i * STEP)
                 continue
             r = roll[(s[0], s[2] and s[0] in clause_sizes)][i]
             arr[i] = r if not s[1] or b is None or b < r else b
@@ -405,7 +415,9 @@ def _solve_grid(spec: FarkleSpec, cap: int) -> Policy:
     )
     gain = max(gain, 0.0)
     bound = spec.minimum
-    for n in range(1, spec.table.dice):  # may-stop states roll at most d - 1 dice
+    if spec.goal:  # P(finish) is at most 1, which a bank at the goal already has
+        bound, gain = max(spec.goal, spec.minimum), 0.0
+    for n in range(1, spec.table.dice if not spec.goal else 1):  # may-stop: <= d - 1 dice
         st = roll_stats(n, spec.table)
         b, e = float(st.p_blow), float(st.mean_points)
         m = mult.get(n, 1.0)
@@ -430,7 +442,7 @@ def solve(spec: FarkleSpec) -> Policy:
     found = _MEMO.get(spec)
     if found is not None:
         return found
-    cap = spec.cap or DEFAULT_CAP
+    cap = spec.cap or (max(spec.goal, spec.minimum) if spec.goal else DEFAULT_CAP)
     while True:
         cap = -(-cap // STEP) * STEP
         policy = _solve_grid(spec, cap)

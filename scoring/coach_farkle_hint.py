@@ -10,13 +10,23 @@ adds to the team or board, so a You Blew It blow that wipes teammates' points is
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any
 
 from scoring import bolo, you_blew_it
-from scoring.coach_farkle import CLAUSE_FACES, FarkleSpec, Policy, dice_text, p_blow, solve
+from scoring.coach_farkle import (
+    CLAUSE_FACES,
+    STEP,
+    FarkleSpec,
+    Policy,
+    dice_text,
+    p_blow,
+    solve,
+)
 
 GAMES = ("you-blew-it", "bolo")
+FINISH_MAX = 10000  #: the finishing policy covers needs up to this many points
+ENDGAME_TEXT = 3000  #: the hint's sentence mentions the chance to finish from this need on
 
 
 def spec_for(
@@ -45,12 +55,21 @@ def spec_for(
     return FarkleSpec("you-blew-it", you_blew_it.table(rules), minimum=minimum)
 
 
+def finish_spec(rules: bolo.HouseRules) -> FarkleSpec:
+    """Bolo's finishing policy: maximise P(this turn reaches the target), for every need up to
+    :data:`FINISH_MAX` at once (the value depends only on the points still needed, since a
+    pass below the need is worth no more than a BOLO)."""
+    goal = min(-(-rules.target // STEP) * STEP, FINISH_MAX)
+    return replace(spec_for("bolo", rules, minimum=0), may_pass=True, goal=goal)
+
+
 def standard_specs(rules: you_blew_it.HouseRules | bolo.HouseRules) -> list[FarkleSpec]:
-    """The policies a table of this rule set needs (one per board minimum): solve these at
-    startup (:func:`scoring.coach_farkle_cache.warm`)."""
+    """The policies a table of this rule set needs (one per board minimum, and Bolo's
+    finishing policy): solve these at startup (:func:`scoring.coach_farkle_cache.warm`)."""
     if isinstance(rules, bolo.HouseRules):
         mins = (rules.entry_min, rules.take_min, rules.take_min_7000, rules.take_min_9000)
-        return [spec_for("bolo", rules, minimum=m) for m in dict.fromkeys(mins)]
+        specs = [spec_for("bolo", rules, minimum=m) for m in dict.fromkeys(mins)]
+        return [*specs, finish_spec(rules)]
     mins2 = (0, rules.on_board_min) if rules.on_board_min else (0,)
     return [spec_for("you-blew-it", rules, minimum=m) for m in mins2]
 
@@ -228,6 +247,9 @@ def state_hint(state: you_blew_it.State | bolo.State) -> dict[str, Any]:
     )
     out = turn_hint(policy, ts)
     out["player"] = state.player
+    if isinstance(state, bolo.State) and phase != "blown":
+        need = state.rules.target - state.boards[state.current]
+        out.update(endgame(state.rules, ts, max(need, state.minimum()), out))
     if isinstance(state, bolo.State) and bolo.yahtzee_ready(state):
         # B13: the would-be BOLO is re-rolled, with the same dice at risk.
         live = clause_live(state.rules, turn.kept, len(turn.cycle_steps()), turn.clause_rerolls + 1)
@@ -238,6 +260,45 @@ def state_hint(state: you_blew_it.State | bolo.State) -> dict[str, Any]:
         out["text"] = f"Yahtzee clause: re-roll {dice_text(turn.roll)}. {out['text']}"
     if turn.phase == "reroll":
         out["text"] = f"Re-roll the cocked or sloppy dice first. {out['text']}"
+    return out
+
+
+def endgame(
+    rules: bolo.HouseRules, turn: TurnState, need: int, ep: dict[str, Any]
+) -> dict[str, Any]:
+    """Bolo's finishing view of a turn that needs ``need`` points to reach the target:
+    ``p_finish`` under the policy that maximises it and that policy's advice. When the
+    target can be reached now for sure and it wins at once (no final round), the main
+    advice follows it: banking the win beats any expected-points argument."""
+    policy = solve(finish_spec(rules))
+    goal = policy.spec.goal
+    if need > goal or need <= 0:
+        return {}
+    shifted = replace(turn, turn_points=min(goal - need + turn.turn_points, goal))
+    h = turn_hint(policy, shifted)
+    if h["advice"] == "keep":
+        p = h["keeps"][0]["value"]
+    elif h["bank_value"] is not None:
+        p = max(h["bank_value"], h["roll_value"])
+    else:
+        p = h["roll_value"]
+    info = {
+        "need": need,
+        "p_finish": round(p, 4),
+        "finish_advice": h["advice"] if h["advice"] != "keep" else f"keep, then {h['then']}",
+        "finish_keep": h["keep"],
+    }
+    out: dict[str, Any] = {"endgame": info}
+    sure = p >= 1 - 1e-12 and not rules.final_round
+    if sure and (h["advice"] == "bank" or (h["advice"] == "keep" and h["then"] == "bank")):
+        out["advice"] = h["advice"]
+        if h["advice"] == "keep":
+            out["keep"], out["then"] = h["keep"], "bank"
+            out["text"] = f"Keep {dice_text(h['keep'])} and bank: that wins the game."
+        else:
+            out["text"] = "Bank: that wins the game."
+    elif ep["advice"] != "none" and need <= ENDGAME_TEXT:
+        out["text"] = f"{ep['text']} To finish this turn ({need} more): {100 * p:.1f} %."
     return out
 
 

@@ -6,6 +6,7 @@ import itertools
 import json
 import math
 import random
+from dataclasses import replace
 from fractions import Fraction
 from pathlib import Path
 from typing import Any
@@ -191,8 +192,9 @@ def test_bolo_yahtzee_clause_adds_value_to_a_kept_triple() -> None:
 
 
 def test_standard_specs_cover_every_board_minimum() -> None:
-    mins = sorted(s.minimum for s in standard_specs(bolo.HouseRules()))
-    assert mins == [350, 650, 750, 1000]
+    specs = standard_specs(bolo.HouseRules())
+    assert sorted(s.minimum for s in specs if not s.goal) == [350, 650, 750, 1000]
+    assert [s.goal for s in specs if s.goal] == [10000]  # the finishing policy
     assert [s.minimum for s in standard_specs(you_blew_it.HouseRules(on_board_min=700))] == [
         0,
         700,
@@ -294,7 +296,7 @@ def test_warm_solves_what_is_missing_and_saves_it(tmp_path: Path) -> None:
     specs = standard_specs(bolo.HouseRules())
     policies = warm(tmp_path, specs)
     assert [p.spec for p in policies] == specs
-    assert len(list(tmp_path.glob("coach-bolo-*.json"))) == 4
+    assert len(list(tmp_path.glob("coach-bolo-*.json"))) == 5
     assert warm(tmp_path, specs)[0].roll == policies[0].roll
 
 
@@ -334,3 +336,36 @@ def test_player_scope_on_board_minimum_keeps_teammates_points() -> None:
     # and the minimum can only make the turn worth less than in the plain game.
     assert h["advice"] == "roll"
     assert h["roll_value"] <= solve(YBI_SPEC).roll_value(1050, 5) - 1000
+
+
+def test_finishing_mode_matches_the_on_board_figures_of_rules_1_4() -> None:
+    # RULES.md 1.4: best possible P(banking >= 350 in one turn) = 75.0 %, P(>= 700) = 38.6 %.
+    for goal, p in ((350, 0.750), (700, 0.386)):
+        alone = solve(FarkleSpec("you-blew-it", YBI, goal=goal))
+        assert round(alone.roll_value(0, 6), 3) == p
+        # One solve covers every need: the value depends only on the points still needed.
+        shared = solve(FarkleSpec("you-blew-it", YBI, goal=10000))
+        assert shared.roll_value(10000 - goal, 6) == pytest.approx(alone.roll_value(0, 6))
+
+
+def test_bolo_endgame_banks_the_win_where_expected_points_would_roll() -> None:
+    s = bolo.GAME.new(players=["Ann", "Bob"], rules={"bolo.target": 5000})
+    s = replace(s, boards=(4650, 0), on_board=(True, False))  # 350 to win, minimum 350
+    s = bolo.GAME.apply(s, Roll((2, 2, 2, 3, 3)))
+    s = bolo.GAME.apply(s, Keep((2, 2, 2, 3, 3)))  # full house 500: all five again
+    assert hint("bolo", s)["endgame"]["p_finish"] < 1
+    s = bolo.GAME.apply(s, Roll((1, 2, 3, 4, 6)))
+    h = hint("bolo", s)
+    assert h["endgame"]["need"] == 350
+    assert (h["advice"], h["keep"], h["then"]) == ("keep", [1], "bank")
+    assert "wins the game" in h["text"]
+    s = bolo.GAME.apply(s, Keep((1,)))
+    h = hint("bolo", s)
+    assert h["advice"] == "bank"
+    assert h["endgame"]["p_finish"] == 1.0
+    assert Bank() in bolo.GAME.legal_actions(s)
+    # Expected points alone would roll four dice on with 600 (they bank from 950):
+    on = solve(bolo_spec(350))
+    assert turn_hint(on, TurnState("decide", 600, 4, may_stop=True))["advice"] == "roll"
+    with_final_round = replace(s, rules=replace(s.rules, final_round=True))
+    assert hint("bolo", with_final_round)["advice"] == "roll"  # others still get a turn
