@@ -118,3 +118,17 @@ def test_bad_input_is_a_clear_error(
     assert code == 2
     assert out == ""
     assert message in err
+
+
+def test_bolo_endgame_from_the_board(capsys: pytest.CaptureFixture[str]) -> None:
+    args = ("--game", "bolo", "--board", "9400", "--turn-points", "1000", "--dice-left", "3")
+    h = odds_json(capsys, *args)
+    assert h["endgame"] == {
+        "need": 1000,  # 600 to 10 000, but the minimum take from 9000 is 1000
+        "p_finish": 1.0,
+        "finish_advice": "bank",
+        "finish_keep": None,
+    }
+    assert h["advice"] == "bank"
+    code, out, _ = run(capsys, *args)
+    assert "wins the game" in out

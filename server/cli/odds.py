@@ -83,7 +83,7 @@ def _dice(given: list[str] | None) -> tuple[int, ...]:
 def farkle_hint(args: argparse.Namespace, rules: Any) -> dict[str, Any]:
     from scoring import bolo
     from scoring.coach_farkle import STEP, solve
-    from scoring.coach_farkle_hint import TurnState, spec_for, turn_hint
+    from scoring.coach_farkle_hint import TurnState, endgame, spec_for, turn_hint
 
     full = bolo.DICE if args.game == "bolo" else 6
     points, w = args.turn_points, args.teammates
@@ -105,16 +105,19 @@ def farkle_hint(args: argparse.Namespace, rules: Any) -> dict[str, Any]:
     if roll:
         if len(roll) > full or (args.dice_left is not None and args.dice_left != len(roll)):
             raise ValueError(f"--roll has {len(roll)} dice; {args.game} rolls 1 to {full}")
-        return turn_hint(policy, TurnState("keep", points, len(roll), roll=roll, teammates=w))
-    n = full if args.dice_left is None else args.dice_left
-    if not 1 <= n <= full:
-        raise ValueError(f"--dice-left is 1 to {full}, got {n}")
-    start = points == 0 and n == full
-    hot = n == full and points > 0
-    phase = "roll" if start or hot else "decide"
-    return turn_hint(
-        policy, TurnState(phase, points, n, may_stop=not (args.must_roll or hot), teammates=w)
-    )
+        turn = TurnState("keep", points, len(roll), roll=roll, teammates=w)
+    else:
+        n = full if args.dice_left is None else args.dice_left
+        if not 1 <= n <= full:
+            raise ValueError(f"--dice-left is 1 to {full}, got {n}")
+        start = points == 0 and n == full
+        hot = n == full and points > 0
+        phase = "roll" if start or hot else "decide"
+        turn = TurnState(phase, points, n, may_stop=not (args.must_roll or hot), teammates=w)
+    hint = turn_hint(policy, turn)
+    if args.game == "bolo" and args.board > 0:
+        hint.update(endgame(rules, turn, max(rules.target - args.board, minimum), hint))
+    return hint
 
 
 def bar_dice_hint(args: argparse.Namespace, rules: Any) -> dict[str, Any]:
@@ -171,6 +174,9 @@ def words(h: dict[str, Any]) -> str:
         for k in h["keeps"][:6]:
             keep = " ".join(map(str, k["keep"]))
             lines.append(f"  keep {keep} ({k['points']}): {k['value']:.0f}, then {k['then']}")
+    if h.get("endgame"):
+        e = h["endgame"]
+        lines.append(f"To finish this turn ({e['need']} needed): {100 * e['p_finish']:.1f} %.")
     if h.get("expected_turn") is not None:
         lines.append(f"A fresh turn is worth {h['expected_turn']:.0f} under best play.")
     for c in h.get("choices", [])[:6]:
