@@ -131,4 +131,5 @@ def test_bolo_endgame_from_the_board(capsys: pytest.CaptureFixture[str]) -> None
     }
     assert h["advice"] == "bank"
     code, out, _ = run(capsys, *args)
+    assert code == 0
     assert "wins the game" in out
