@@ -8,7 +8,6 @@ subscribers is bounded because each one holds a server thread.
 
 from __future__ import annotations
 
-import contextlib
 import json
 import queue
 import threading
@@ -35,23 +34,27 @@ KEEPALIVE = b": keep-alive\n\n"
 
 
 class Subscription:
-    """One connected client: a bounded queue the writer never blocks on."""
+    """One connected client: a bounded queue the writer never blocks on.
+
+    ``queue.SimpleQueue`` (implemented in C) rather than ``queue.Queue``: with 200 phones
+    every action wakes 200 threads, and the lighter wake-up is measurable.
+    """
 
     def __init__(self, feed: Feed, table_id: str, size: int) -> None:
         self.feed = feed
         self.table_id = table_id
-        self._queue: queue.Queue[bytes] = queue.Queue(maxsize=size)
+        self.size = size
+        self._queue: queue.SimpleQueue[bytes] = queue.SimpleQueue()
         self.dropped = False
 
     def offer(self, message: bytes) -> bool:
         """Queue ``message``; ``False`` (and the stream is ended) when the client lags."""
         if self.dropped:
             return False
-        try:
-            self._queue.put_nowait(message)
-        except queue.Full:
+        if self._queue.qsize() >= self.size:
             self.close(dropped=True)
             return False
+        self._queue.put(message)
         return True
 
     def close(self, *, dropped: bool = False) -> None:
@@ -62,8 +65,7 @@ class Subscription:
                 self._queue.get_nowait()
             except queue.Empty:
                 break
-        with contextlib.suppress(queue.Full):  # just emptied; only a racing offer refills it
-            self._queue.put_nowait(_CLOSE)
+        self._queue.put(_CLOSE)
 
     def get(self, timeout: float) -> bytes | None:
         """The next message, ``None`` after ``timeout`` seconds (time for a keep-alive),
