@@ -12,6 +12,7 @@ from collections.abc import Callable, Sequence
 from datetime import datetime
 from typing import Any
 
+from scoring.errors import IllegalActionError
 from scoring.game import Game, Highlight
 from server.standing import Standing, last_roll
 from server.store import RecordRow, Store
@@ -54,8 +55,6 @@ def replay_with_records(
 
     Raises ``IllegalActionError`` naming the first entry that no longer applies.
     """
-    from scoring.errors import IllegalActionError
-
     state = start
     rows: list[RecordRow] = []
     done: list[Standing] = []
