@@ -28,8 +28,14 @@ from typing import Any
 from scoring import bar_dice, bolo, coach_bar_dice, farkle, you_blew_it
 from scoring.actions import Bank, Keep, Lineup, Roll
 from scoring.coach import hint
-from scoring.coach_farkle import Policy, forget, solve
-from scoring.coach_farkle_hint import TurnState, spec_for, standard_specs, turn_hint
+from scoring.coach_farkle import FarkleSpec, Policy, forget, solve
+from scoring.coach_farkle_hint import (
+    TurnState,
+    finish_spec,
+    spec_for,
+    standard_specs,
+    turn_hint,
+)
 
 ZILCH = 620.855  #: Busche: Zilch, best average points per turn (three pairs, 6 of a kind ...)
 
@@ -128,7 +134,7 @@ def main() -> None:
 
     print("\nExpected value of a fresh turn under best play (points)")
     for name, rules in RULE_SETS:
-        for p in (solve(s) for s in standard_specs(rules)):
+        for p in (solve(s) for s in standard_specs(rules) if not s.goal):
             label = f"{name}, minimum {p.spec.minimum}"
             bank = ", ".join(f"{n}:{p.bank_threshold(n)}" for n in range(1, p.spec.table.dice))
             print(
@@ -141,6 +147,16 @@ def main() -> None:
         f"(ratio {ybi / 350:.2f}); Zilch best play {ZILCH} (Busche; three pairs, 4-6 of a kind "
         f"and more score there, so it is richer; ratio {ybi / ZILCH:.2f})"
     )
+
+    finish = solve(finish_spec(bolo_rules()))
+    chances = ", ".join(
+        f"{need}: {100 * finish.roll_value(finish.spec.goal - need, 5):.1f} %"
+        for need in (350, 650, 1000, 2000, 5000)
+    )
+    print(f"  Bolo, P(reaching a need in one fresh turn, finishing policy): {chances}")
+    for goal in (350, 700):
+        p = solve(FarkleSpec("you-blew-it", you_blew_it.table(), goal=goal)).roll_value(0, 6)
+        print(f"  You Blew It, best P(banking >= {goal} in one turn): {100 * p:.1f} % (RULES 1.4)")
 
     print("\nHint lookup (median of 2000 calls)")
     policy = solve(spec_for("you-blew-it", ybi_rules()))
