@@ -21,7 +21,13 @@ A bank is worth ``at_risk`` when it reaches ``minimum`` (Bolo's board: 650 / 350
 YBI's optional on-board minimum), otherwise ``floor`` (0: the turn is not tallied; allowed only
 when ``may_pass``, RULES.md B9). Every combination is a multiple of 50, so ``at_risk`` lives on
 a grid of 50-point steps; every keep adds at least 50, so one backward sweep from the cap down
-to 0 solves the turn exactly, no iteration needed.
+to 0 solves the turn exactly, no iteration needed. Values never decrease with ``at_risk``, so of
+the keeps of one roll that lead to the same state only the one with the most points matters.
+
+Finishing mode (``goal``): a bank is worth 1 if it reaches ``goal``, else 0, so the values are
+P(this turn banks at least ``goal``) under the policy that maximises it (Bolo's endgame; the
+"on board" figures of RULES.md 1.4). A pass is never better than playing on there, so the value
+depends only on the points still needed: one solve with a large goal serves every need.
 
 The cap: above ``cap`` the policy banks whenever it may. Argument: if ``V(t) - t <= M`` for every
 state (``M`` is the largest expected gain of playing on, read off the solved grid, where it peaks
