@@ -263,9 +263,10 @@ class PadService:
         table: str | None = None
         reading: Reading | None = None
         try:
+            table = self.table_on_pad()
             reading = self._read(frame)
             with self._lock:
-                table = self.table_on_pad()
+                table = self.table_on_pad()  # a button may have ended a game meanwhile
                 if table is None:
                     log.info("a throw settled but no table is open: ignored")
                     return self._record(frame, None, reading, None)

@@ -1,0 +1,710 @@
+"""The pad service: settled throws to game actions, end to end and as pure decisions.
+
+Real games, a real TableService on a temporary SQLite store, the real settle detector; the
+camera is a scripted synthetic pad (:mod:`server.pad_script`) on the ManualClock, so minutes of
+camera trouble run in milliseconds. Dice are read from the renderer's ground truth
+(:mod:`server.pad_truth`), and additionally by the vision reader when its models are installed.
+"""
+
+from __future__ import annotations
+
+import itertools
+import time
+from collections.abc import Callable, Iterator
+from dataclasses import replace
+from datetime import UTC, datetime, timedelta
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from hardware.buttons import ButtonConfig, ButtonEvent
+from hardware.clock import ManualClock
+from hardware.faulty import FaultPlan, FaultySource
+from hardware.frames import FrameSource
+from hardware.supervisor import Backoff, CameraState
+from scoring import games
+from scoring.actions import Bank, Keep, Reroll, Roll, Stand
+from scoring.errors import IllegalActionError
+from server.app import create_app
+from server.config import Config
+from server.feed import Feed
+from server.health import Health
+from server.pad_api import attach, start_pad_service
+from server.pad_decide import Decision, NoticeKind, decide, split_standing
+from server.pad_script import ScriptedSource, ThrowPlan, ThrowScript
+from server.pad_service import PadService, encode_snapshot, vision_reader
+from server.pad_truth import reading_from_truth, source_truth
+from server.services import dicepad
+from server.store import Store
+from server.tables import TableService
+from vision.reading import DieFlag, DieReading, Pad, Reading
+
+MODELS = Path(__file__).resolve().parent.parent / "vision" / "models"
+SMALL = (320, 240)  # frames for the truth-read tests: the decisions do not need pixels
+FPS = 15.0
+PIN = "2468"
+
+
+# -- helpers ------------------------------------------------------------------------------
+
+
+def _wall_clock() -> Callable[[], datetime]:
+    n = itertools.count()
+    return lambda: datetime(2026, 11, 21, 20, 0, tzinfo=UTC) + timedelta(seconds=next(n))
+
+
+def die(
+    value: int | None, x: float = 0.0, y: float = 100.0, *flags: DieFlag, size: float = 20.0
+) -> DieReading:
+    f = set(flags) | ({DieFlag.UNREADABLE} if value is None else set())
+    return DieReading(value, (x, y), (), size, "white", 0.9, frozenset(f))
+
+
+def reading(*values: int | None, flags: dict[int, tuple[DieFlag, ...]] | None = None) -> Reading:
+    flags = flags or {}
+    dice = tuple(die(v, 40.0 * i, 100.0, *flags.get(i, ())) for i, v in enumerate(values))
+    return Reading(dice, (640, 480))
+
+
+def applied(game_name: str, state: Any, decision: Decision) -> Any:
+    game = games.find(game_name)
+    for action in decision.actions:
+        state = game.apply(state, action)
+    return state
+
+
+class Rig:
+    """A table service on a temporary store, a scripted pad, and the pad service watching it."""
+
+    def __init__(
+        self,
+        tmp: Path,
+        plans: list[ThrowPlan],
+        *,
+        faults: str | None = None,
+        size: tuple[int, int] = SMALL,
+        reader: str = "truth",
+        seed: int = 3,
+        lead_in: int = 10,
+    ) -> None:
+        self.store = Store(tmp / "pad.sqlite3")
+        self.feed = Feed(max_clients=10, queue_size=10_000)
+        self.tables = TableService(self.store, self.feed, clock=_wall_clock())
+        self.tables.load()
+        self.health = Health(self.store, self.feed, monotonic=time.monotonic)
+        self.clock = ManualClock()
+        self.script = ThrowScript(plans, seed=seed, size=size, fps=FPS, lead_in=lead_in)
+        self.plan = None if faults is None else FaultPlan(faults, clock=self.clock)
+        self.opened = 0
+        self.service = PadService(
+            self.tables,
+            self._open,
+            health=self.health,
+            clock=self.clock,
+            reader=self._truth if reader == "truth" else vision_reader,
+            backoff=Backoff(initial=0.5, maximum=2.0),
+        )
+        self.states: list[CameraState] = []
+
+    def _open(self) -> FrameSource:
+        self.opened += 1
+        inner = ScriptedSource(self.script, fps=FPS, clock=self.clock)
+        if self.plan is None:
+            return inner
+        return FaultySource(inner, self.plan)
+
+    def _truth(self, image: np.ndarray, pad: Pad | None) -> Reading:
+        truth = source_truth(self.service.supervisor.source)
+        assert truth is not None
+        return reading_from_truth(truth)
+
+    def run(self, *, extra: int = 30, limit: int = 3000) -> None:
+        """Step until the script has played out (plus ``extra`` still frames)."""
+        for _ in range(limit):
+            self.service.step()
+            self.states.append(self.service.supervisor.status.state)
+            if self.script.finished:
+                break
+        else:
+            raise AssertionError("the script did not finish")
+        self.service.pump(extra)
+
+    def log(self, table: str) -> list[tuple[str, str, tuple[int, ...], bool]]:
+        return [
+            (
+                e["source"],
+                e["action"]["type"],
+                tuple(sorted(e["action"].get("dice", ()))),
+                e["snapshot"],
+            )
+            for e in self.tables.log(table)
+        ]
+
+    def close(self) -> None:
+        self.service.stop()
+        self.store.close()
+
+
+@pytest.fixture
+def rigs(tmp_path: Path) -> Iterator[Callable[..., Rig]]:
+    made: list[Rig] = []
+
+    def make(plans: list[ThrowPlan], **kw: Any) -> Rig:
+        where = tmp_path / f"rig{len(made)}"
+        where.mkdir()
+        rig = Rig(where, plans, **kw)
+        made.append(rig)
+        return rig
+
+    yield make
+    for rig in made:
+        rig.close()
+
+
+# -- the end-to-end evening ------------------------------------------------------------------
+
+EVENING = [
+    ThrowPlan((1, 3, 3, 4, 6), keep=(0,)),  # Ann: the 1 is taken away as a keep
+    ThrowPlan((5, 2, 3, 6), cocked=(3,)),  # Ann: 4 come back (keep inferred), the 6 is cocked
+    ThrowPlan((4,), rethrow=(3,)),  # Ann re-throws the cocked die alone (Bolo B16)
+    ThrowPlan((2, 2, 4, 6)),  # Bob: one die went missing
+    ThrowPlan((3,), rethrow=(), off_pad=(0,)),  # Bob throws it: it lands off the pad
+    ThrowPlan((1,), rethrow=(4,), keep=(0,)),  # Bob re-throws the sloppy die; keeps the 1
+    ThrowPlan((1, 1, 1, 3)),  # Bob: 4 come back (keep of the 1 inferred)
+]
+
+
+def _play_evening(rig: Rig) -> str:
+    table: str = rig.tables.create("bolo", players=["Ann", "Bob"], rules={"bolo.entry_min": 100})[
+        "table"
+    ]
+    svc = rig.service
+    sub = rig.feed.subscribe(table)
+    for _ in range(3):  # Ann's three throws
+        _step_to_throw(rig)
+    svc.press(ButtonEvent.BANK)  # Ann stops on 150 with the physical button
+    missing = _step_to_throw(rig)  # Bob: four dice on the pad
+    assert missing.decision is not None
+    assert missing.decision.actions == ()
+    assert missing.decision.notice is not None
+    assert missing.decision.notice.kind is NoticeKind.MISSING
+    assert rig.tables.view(table)["pad"]["notice"]["kind"] == "missing"
+    for _ in range(3):
+        _step_to_throw(rig)
+    rig.tables.apply(table, Keep((1, 1, 1)), source="phone")  # Bob chooses on the phone
+    svc.press(ButtonEvent.BANK)
+    rig.service.pump(20)
+    messages = b"".join(iter(lambda: sub.get(0) or b"", b""))
+    assert b'"notice"' in messages  # the notices went out on the live feed
+    return table
+
+
+def _step_to_throw(rig: Rig, limit: int = 600) -> Any:
+    for _ in range(limit):
+        throw = rig.service.step()
+        if throw is not None:
+            return throw
+    raise AssertionError("no throw settled")
+
+
+def _check_evening(rig: Rig, table: str) -> None:
+    view = rig.tables.view(table)
+    assert view["state"]["scores"] == {"Ann": 150, "Bob": 1100}
+    assert rig.log(table) == [
+        ("camera", "roll", (1, 3, 3, 4, 6), True),
+        ("camera", "keep", (1,), False),  # inferred: 4 dice came back
+        ("camera", "roll", (2, 3, 5, 6), True),
+        ("camera", "reroll", (6,), False),  # cocked: only that die (bolo.sloppy_dice)
+        ("camera", "roll", (4,), True),
+        ("button", "bank", (), False),
+        ("camera", "roll", (2, 2, 3, 4, 6), True),  # the missing die came back...
+        ("camera", "reroll", (3,), False),  # ...off the pad: sloppy, re-rolled alone
+        ("camera", "roll", (1,), True),
+        ("camera", "keep", (1,), False),
+        ("camera", "roll", (1, 1, 1, 3), True),
+        ("phone", "keep", (1, 1, 1), False),
+        ("button", "bank", (), False),
+    ]
+    entries = rig.tables.log(table)
+    assert entries[3]["action"]["reason"] == "cocked"
+    assert entries[7]["action"]["reason"] == "sloppy"
+    jpeg = rig.tables.snapshot(table, 1)
+    assert jpeg is not None
+    assert jpeg.startswith(b"\xff\xd8\xff")
+
+
+def test_an_evening_of_bolo_from_the_camera(rigs: Callable[..., Rig]) -> None:
+    rig = rigs(EVENING)
+    table = _play_evening(rig)
+    _check_evening(rig, table)
+    assert rig.health.check()["pad"].ok
+    assert rig.health.check()["camera"].ok
+
+
+@pytest.mark.skipif(
+    not (MODELS / "locator.onnx").is_file(), reason="vision models not installed (train_vision)"
+)
+def test_an_evening_of_bolo_read_by_vision(rigs: Callable[..., Rig]) -> None:
+    rig = rigs(EVENING, size=(640, 480), reader="vision")
+    table = _play_evening(rig)
+    _check_evening(rig, table)
+
+
+def test_one_settled_frame_per_throw_and_none_for_the_keep_hand(rigs: Callable[..., Rig]) -> None:
+    rig = rigs(EVENING[:2])
+    rig.tables.create("bolo", players=["Ann"], rules={"bolo.entry_min": 100})
+    rig.run()
+    throws = list(rig.service.throws)
+    assert len(throws) == 2
+    for throw, rest in zip(throws, rig.script.rest_frames, strict=True):
+        # settled within the stillness window after the dice came to rest (200 ms at 15 fps)
+        assert 0 <= throw.frame_seq - rest <= 4
+
+
+# -- faults: the service recovers without a restart and loses no game action -------------------
+
+SHORT = [ThrowPlan((1, 3, 3, 4, 6), keep=(0,)), ThrowPlan((5, 2, 3, 6))]
+SHORT_LOG = [
+    ("camera", "roll", (1, 3, 3, 4, 6), True),
+    ("camera", "keep", (1,), False),
+    ("camera", "roll", (2, 3, 5, 6), True),
+]
+
+
+@pytest.mark.parametrize(
+    ("faults", "down", "lead_in"),
+    [
+        ("stall@40", CameraState.OFFLINE, 10),  # a hung driver mid-throw: closed, reopened
+        ("raise@30,raise@80", CameraState.OFFLINE, 10),  # reads that fail
+        # black / misshapen / None frames (each spoils a captured frame, so on the empty pad)
+        ("garbage@5+160", CameraState.OFFLINE, 200),
+        ("vanish@3s+4s", CameraState.OFFLINE, 10),  # unplugged for 4 s, then back
+        ("vanish@0s+3s", CameraState.MANUAL, 10),  # no camera at start: manual entry, retrying
+        ("garbage@20+3,stall@60+1s", None, 10),  # short glitches: no outage at all
+    ],
+)
+def test_faults_lose_no_action(
+    rigs: Callable[..., Rig], faults: str, down: CameraState | None, lead_in: int
+) -> None:
+    rig = rigs(SHORT, faults=faults, lead_in=lead_in)
+    table = rig.tables.create("bolo", players=["Ann"], rules={"bolo.entry_min": 100})["table"]
+    rig.run()
+    assert rig.log(table) == SHORT_LOG
+    assert rig.service.supervisor.status.state is CameraState.LIVE
+    if down is None:
+        assert CameraState.OFFLINE not in rig.states
+    else:
+        assert down in rig.states
+        assert rig.opened >= 2 or down is CameraState.MANUAL
+        assert rig.health.check()["camera"].ok  # live again
+    assert rig.tables.view(table)["pad"]["camera"]["state"] == "live"
+
+
+def test_camera_offline_reaches_the_table_and_health(rigs: Callable[..., Rig]) -> None:
+    rig = rigs(SHORT, faults="vanish@2s+30s")
+    table = rig.tables.create("bolo", players=["Ann"])["table"]
+    for _ in range(200):
+        rig.service.step()
+        if rig.service.supervisor.status.state is CameraState.OFFLINE:
+            break
+    camera = rig.tables.view(table)["pad"]["camera"]
+    assert camera["state"] == "offline"
+    assert camera["manual_entry"]
+    assert camera["message"].startswith("camera offline:")
+    report = rig.health.check()
+    assert not report["camera"].ok
+    assert not report["camera"].critical
+    assert report["pad"].ok
+    assert report["pad"].critical
+    assert rig.health.healthy()
+
+
+def test_a_reader_that_fails_costs_one_throw_not_the_loop(rigs: Callable[..., Rig]) -> None:
+    rig = rigs(SHORT)
+    table = rig.tables.create("bolo", players=["Ann"], rules={"bolo.entry_min": 100})["table"]
+    calls = itertools.count()
+    truth = rig.service._reader
+
+    def flaky(image: np.ndarray, pad: Pad | None) -> Reading:
+        if next(calls) == 0:
+            raise RuntimeError("reader crashed")
+        return truth(image, pad)
+
+    rig.service._reader = flaky
+    rig.run()
+    first, second = list(rig.service.throws)
+    assert first.error == "reader crashed"
+    assert first.applied == ()
+    assert first.table == table
+    # the loop went on: the next throw is read (4 dice where 5 are wanted: the table is told)
+    assert second.error is None
+    assert second.decision is not None
+    assert second.decision.notice is not None
+    assert second.decision.notice.kind is NoticeKind.MISSING
+
+
+def test_the_loop_thread_runs_and_stops(tmp_path: Path) -> None:
+    store = Store(tmp_path / "t.sqlite3")
+    feed = Feed()
+    tables = TableService(store, feed, clock=_wall_clock())
+    tables.load()
+    table = tables.create("bolo", players=["Ann"], rules={"bolo.entry_min": 100})["table"]
+    health = Health(store, feed, monotonic=time.monotonic)
+    script = ThrowScript(SHORT, seed=3, size=SMALL, fps=FPS)
+    holder: list[PadService] = []
+
+    def truth(image: np.ndarray, pad: Pad | None) -> Reading:
+        scene = source_truth(holder[0].supervisor.source)
+        assert scene is not None
+        return reading_from_truth(scene)
+
+    clock = ManualClock()  # thread-safe: the loop runs at full speed, in its own thread
+    svc = PadService(
+        tables,
+        lambda: ScriptedSource(script, fps=FPS, clock=clock),
+        health=health,
+        reader=truth,
+        clock=clock,
+    )
+    holder.append(svc)
+    svc.start()
+    try:
+        deadline = time.monotonic() + 30
+        while len(tables.log(table)) < 3 and time.monotonic() < deadline:
+            time.sleep(0.02)
+        assert svc.running
+        svc.stop()
+        assert not svc.running
+        assert [e["action"]["type"] for e in tables.log(table)] == ["roll", "keep", "roll"]
+        assert health.check()["pad"].ok
+    finally:
+        svc.stop()
+        store.close()
+
+
+# -- buttons --------------------------------------------------------------------------------
+
+
+def test_gpio_bank_button_and_undo(rigs: Callable[..., Rig]) -> None:
+    from gpiozero.pins.mock import MockFactory
+
+    rig = rigs([])
+    factory = MockFactory()
+    config = ButtonConfig(bank_pin=17, undo_pin=27, led_pin=22, undo_hold_s=0.05, bounce_s=None)
+    svc = PadService(rig.tables, None, buttons=config, pin_factory=factory)
+    svc.start()
+    try:
+        bar = rig.tables.create("bar-dice", players=["A", "B"])["table"]
+        for dice in ((6,), (2,), (1, 4, 4, 2, 3)):  # order roll, then A's first roll
+            rig.tables.apply(bar, Roll(dice), source="phone")
+        factory.pin(17).drive_low()  # bank = stand in Bar Dice
+        factory.pin(17).drive_high()
+        assert rig.tables.log(bar)[-1]["action"] == {"type": "stand"}
+        assert rig.tables.log(bar)[-1]["source"] == "button"
+        factory.pin(27).drive_low()
+        deadline = time.monotonic() + 5
+        while rig.tables.log(bar)[-1]["action"]["type"] != "undo" and time.monotonic() < deadline:
+            time.sleep(0.01)
+        factory.pin(27).drive_high()
+        last = rig.tables.log(bar)[-1]
+        assert (last["source"], last["action"]) == ("button", {"type": "undo"})
+        assert rig.tables.view(bar)["expecting"]["action"] == "farm_or_roll"  # stand undone
+    finally:
+        svc.stop()
+
+
+def test_a_refused_button_press_says_why(rigs: Callable[..., Rig]) -> None:
+    rig = rigs([])
+    table = rig.tables.create("bolo", players=["Ann"])["table"]
+    rig.service.press(ButtonEvent.BANK)  # nothing rolled yet
+    assert rig.tables.log(table) == []
+    notice = rig.tables.view(table)["pad"]["notice"]
+    assert notice["kind"] == "refused"
+    assert "bank" in notice["text"]
+
+
+# -- which table is on the pad ---------------------------------------------------------------
+
+
+def test_table_on_the_pad_is_assigned_or_the_latest_active(rigs: Callable[..., Rig]) -> None:
+    rig = rigs([])
+    svc, tables = rig.service, rig.tables
+    assert svc.table_on_pad() is None
+    a = tables.create("bolo", players=["Ann"])["table"]
+    b = tables.create("bolo", players=["Bob"])["table"]
+    assert svc.table_on_pad() == b  # newest
+    tables.apply(a, Roll((2, 3, 4, 6, 6)), source="phone")
+    assert svc.table_on_pad() == a  # acted on most recently
+    svc.assign(b)
+    assert svc.table_on_pad() == b
+    tables.end(b)
+    assert svc.table_on_pad() == a  # an assigned table that is over falls back
+    svc.assign(None)
+    assert svc.assigned is None
+    with pytest.raises(LookupError):
+        svc.assign("nosuch")
+
+
+# -- unreadable dice: confirm on the phone, with the photo -------------------------------------
+
+
+def test_unreadable_die_asks_the_phone_and_serves_the_photo(tmp_path: Path) -> None:
+    app = create_app(
+        Config(data_dir=tmp_path, pin=PIN, camera="none", pin_scrypt_n=2**4, clock=_wall_clock())
+    )
+    parts = dicepad(app)
+    clock = ManualClock()
+    script = ThrowScript(SHORT[:1], seed=3, size=SMALL, fps=FPS)
+    holder: list[PadService] = []
+
+    def blurry(image: np.ndarray, pad: Pad | None) -> Reading:
+        scene = source_truth(holder[0].supervisor.source)
+        assert scene is not None
+        read = reading_from_truth(scene)
+        first = replace(read.dice[0], value=None, flags=frozenset({DieFlag.UNREADABLE}))
+        return replace(read, dice=(first, *read.dice[1:]))
+
+    svc = PadService(
+        parts.tables,
+        lambda: ScriptedSource(script, fps=FPS, clock=clock),
+        clock=clock,
+        reader=blurry,
+    )
+    holder.append(svc)
+    attach(app, svc)
+    client = app.test_client()
+    table = parts.tables.create("bolo", players=["Ann"])["table"]
+    for _ in range(400):
+        if svc.step() is not None:
+            break
+    notice = parts.tables.view(table)["pad"]["notice"]
+    assert notice["kind"] == "confirm"
+    assert None in notice["dice"]
+    photo = client.get(notice["snapshot"])
+    assert photo.status_code == 200
+    assert photo.data.startswith(b"\xff\xd8\xff")
+    assert parts.tables.log(table) == []
+    status = client.get("/api/pad").json
+    assert status["table"] == table
+    assert status["throws"][-1]["notice"]["kind"] == "confirm"
+    r = client.post(
+        f"/api/tables/{table}/actions",
+        json={"type": "roll", "dice": [1, 3, 3, 4, 6]},
+        headers={"X-Dicepad-Pin": PIN},
+    )
+    assert r.status_code == 201
+    assert "notice" not in parts.tables.view(table)["pad"]  # the phone answered it
+    r = client.post("/api/pad", json={"table": table}, headers={"X-Dicepad-Pin": PIN})
+    assert r.status_code == 200
+    assert r.json["assigned"] == table
+    assert client.post("/api/pad", json={"table": table}).status_code == 401
+    assert (
+        client.post("/api/pad", json={"tabel": 1}, headers={"X-Dicepad-Pin": PIN}).status_code
+        == 400
+    )
+    svc.stop()
+    parts.close()
+
+
+def test_serve_wiring_starts_nothing_for_camera_none_and_the_demo_otherwise(
+    tmp_path: Path,
+) -> None:
+    def make(camera: str, where: str) -> Any:
+        return create_app(
+            Config(data_dir=tmp_path / where, pin=PIN, camera=camera, pin_scrypt_n=2**4)
+        )
+
+    app = make("none", "a")
+    assert start_pad_service(app) is None
+    assert app.test_client().get("/api/pad").json["running"] is False
+    dicepad(app).close()
+    app = make("demo?fps=5", "b")
+    svc = start_pad_service(app)
+    assert svc is not None
+    assert svc.running
+    svc.stop()
+    assert not svc.running
+    dicepad(app).close()
+    app = make("bogus-camera", "c")
+    with pytest.raises(ValueError, match="neither a camera kind"):
+        start_pad_service(app)
+    dicepad(app).close()
+
+
+def test_snapshot_is_a_jpeg_under_the_limit() -> None:
+    rng = np.random.default_rng(0)
+    noise = rng.integers(0, 256, (480, 640, 3), dtype=np.uint8)
+    jpeg = encode_snapshot(noise, limit=40_000)
+    assert jpeg.startswith(b"\xff\xd8\xff")
+    assert len(jpeg) <= 40_000
+
+
+def test_a_stale_heartbeat_stops_feeding_the_watchdog(tmp_path: Path) -> None:
+    now = [100.0]
+    store = Store(tmp_path / "h.sqlite3")
+    health = Health(store, Feed(), monotonic=lambda: now[0])
+    health.report("pad", True, "loop", critical=True, ttl=20.0)
+    assert health.healthy()
+    now[0] += 21  # a camera driver hung inside a read: the loop stopped reporting
+    assert not health.healthy()
+    assert health.check()["pad"].detail.startswith("no report for 21 s")
+    health.report("pad", True, "loop", critical=True, ttl=20.0)
+    assert health.healthy()
+    store.close()
+
+
+# -- the decisions, as pure functions ----------------------------------------------------------
+
+
+def test_a_clean_roll_is_rolled() -> None:
+    game = games.find("you-blew-it")
+    state = game.new(teams={"A": ["Ann"], "B": ["Bob"]})
+    d = decide(game, state, reading(1, 5, 2, 3, 4, 6))
+    assert d.actions == (Roll((1, 5, 2, 3, 4, 6)),)
+    assert d.notice is None
+
+
+def test_cocked_die_bolo_rerolls_only_it_and_leaves_the_rest_standing() -> None:
+    game = games.find("bolo")
+    state = game.new(players=["Ann"])
+    d = decide(game, state, reading(1, 5, 2, 3, 3, flags={2: (DieFlag.COCKED,)}))
+    assert d.actions == (Roll((1, 5, 2, 3, 3)), Reroll((2,), "cocked"))
+    assert d.notice is not None
+    assert d.notice.kind is NoticeKind.REROLL
+    assert [x.value for x in d.standing] == [1, 5, 3, 3]
+    after = applied("bolo", state, d)
+    assert game.expecting(after).dice == 1
+    # the re-thrown die lands; the four standing ones have not moved
+    again = Reading((*d.standing, die(6, 300.0, 300.0)), (640, 480))
+    d2 = decide(game, after, again, standing=d.standing)
+    assert d2.actions == (Roll((6,)),)
+
+
+def test_bolo_house_rule_reroll_all_and_bar_dice_default() -> None:
+    bolo = games.find("bolo")
+    state = bolo.new(players=["Ann"], rules={"bolo.sloppy_dice": "reroll_all_just_rolled"})
+    d = decide(bolo, state, reading(1, 5, 2, 3, 3, flags={0: (DieFlag.OFF_PAD,)}))
+    assert d.actions[-1] == Reroll((), "sloppy")
+    assert d.standing == ()
+    assert d.notice is not None
+    assert "re-roll all 5 dice" in d.notice.text
+    assert bolo.expecting(applied("bolo", state, d)).dice == 5
+
+    bar = games.find("bar-dice")
+    s = bar.new(players=["A", "B"])
+    for dice in ((6,), (2,)):
+        s = bar.apply(s, Roll(dice))
+    d = decide(bar, s, reading(1, 4, 4, 2, 3, flags={1: (DieFlag.STACKED,)}))
+    assert d.actions == (Roll((1, 4, 4, 2, 3)), Reroll((), "stacked"))  # D-16: all of them
+    assert bar.expecting(applied("bar-dice", s, d)).dice == 5
+
+
+def test_too_few_dice_is_a_sloppy_reroll_without_an_action() -> None:
+    game = games.find("bolo")
+    state = game.new(players=["Ann"])
+    d = decide(game, state, reading(1, 5, 2, 3))
+    assert d.actions == ()
+    assert d.notice is not None
+    assert d.notice.kind is NoticeKind.MISSING
+    assert d.notice.text.startswith("sloppy dice:")
+    assert "missing 1 die" in d.notice.text
+
+
+def test_unreadable_dice_ask_for_confirmation() -> None:
+    game = games.find("bolo")
+    state = game.new(players=["Ann"])
+    d = decide(game, state, reading(1, None, 2, 3, 3))
+    assert d.actions == ()
+    assert d.notice is not None
+    assert d.notice.kind is NoticeKind.CONFIRM
+    assert d.notice.dice == (1, None, 2, 3, 3)
+    # unreadable AND cocked: say re-roll, log nothing (the next throw answers it)
+    d = decide(game, state, reading(1, None, 2, 3, 3, flags={1: (DieFlag.COCKED,)}))
+    assert d.actions == ()
+    assert d.notice is not None
+    assert d.notice.kind is NoticeKind.REROLL
+
+
+def test_keep_inferred_when_clearly_best_else_asked() -> None:
+    game = games.find("bolo")
+    state = game.apply(game.new(players=["Ann"]), Roll((1, 5, 2, 3, 3)))
+    d = decide(game, state, reading(4, 4, 6, 2))  # one kept: the 1 (100) beats the 5 (50)
+    assert d.actions == (Keep((1,)), Roll((4, 4, 6, 2)))
+    assert d.notice is not None
+    assert d.notice.kind is NoticeKind.INFERRED
+
+    bar = games.find("bar-dice")
+    s = bar.new(players=["A", "B"])
+    for dice in ((6,), (2,), (1, 2, 3, 5, 6)):
+        s = bar.apply(s, Roll(dice))
+    d = decide(bar, s, reading(4, 4))  # three farmed: 1 6 x all make "26": ask
+    assert d.actions == ()
+    assert d.notice is not None
+    assert d.notice.kind is NoticeKind.KEEP
+    assert set(d.notice.options) == {(1, 2, 6), (1, 3, 6), (1, 5, 6)}
+    d = decide(bar, s, reading(4, 4, 4))  # two farmed: the ace and the 6 ("26") are best
+    assert d.actions == (Keep((1, 6)), Roll((4, 4, 4)))
+
+
+def test_wrong_counts_and_other_moments_are_notices() -> None:
+    game = games.find("bolo")
+    state = game.apply(game.new(players=["Ann"]), Roll((1, 5, 2, 3, 3)))
+    d = decide(game, state, reading(4, 4, 6, 2, 2, 3))
+    assert d.actions == ()
+    assert d.notice is not None
+    assert d.notice.kind is NoticeKind.COUNT
+    gords = games.find("gords")
+    s = gords.new(players=["A", "B"])
+    d = decide(gords, s, reading(1, 2, 3))
+    assert d.actions == ()
+    assert d.notice is not None
+    assert d.notice.kind is NoticeKind.IGNORED
+
+
+def test_standing_dice_that_moved_mean_a_full_rethrow() -> None:
+    standing = (die(1, 10.0), die(5, 60.0))
+    assert split_standing((die(5, 62.0), die(1, 11.0), die(3, 200.0)), standing) == (
+        (die(3, 200.0),),
+        (die(1, 11.0), die(5, 62.0)),
+    )
+    assert split_standing((die(1, 10.0), die(5, 120.0), die(3, 200.0)), standing) is None
+
+
+flag_sets = st.sampled_from([(), (), (), (DieFlag.COCKED,), (DieFlag.OFF_PAD,), (DieFlag.STACKED,)])
+dice_st = st.lists(
+    st.tuples(st.one_of(st.integers(1, 6), st.just(None)), flag_sets), min_size=0, max_size=7
+)
+
+
+@settings(max_examples=40, deadline=None)
+@given(
+    game_name=st.sampled_from(["bolo", "you-blew-it", "bar-dice"]),
+    throws=st.lists(dice_st, min_size=1, max_size=8),
+)
+def test_decisions_are_always_legal(game_name: str, throws: list[list[Any]]) -> None:
+    """Whatever the camera sees, the decision never raises and its actions always apply."""
+    game = games.find(game_name)
+    if game.uses_teams:
+        state = game.new(teams={"A": ["Ann"], "B": ["Bob"]})
+    else:
+        state = game.new(players=["Ann", "Bob"])
+    for throw in throws:
+        read = Reading(
+            tuple(die(v, 40.0 * i, 100.0, *f) for i, (v, f) in enumerate(throw)), (640, 480)
+        )
+        d = decide(game, state, read)
+        try:
+            state = applied(game_name, state, d)
+        except IllegalActionError as exc:  # pragma: no cover - the property under test
+            raise AssertionError(f"{d} did not apply: {exc}") from exc
+        rolls = [a for a in d.actions if isinstance(a, Roll)]
+        assert len(rolls) <= 1
+        if rolls:
+            assert all(v is not None for v, _ in throw)
+        if d.actions and not isinstance(d.actions[-1], Reroll):
+            assert d.notice is None or d.notice.kind in (NoticeKind.INFERRED, NoticeKind.CONFIRM)
+        assert not any(isinstance(a, Bank | Stand) for a in d.actions)  # never banks for you
