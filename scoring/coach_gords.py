@@ -5,8 +5,9 @@ hand, P(q x f is met) = P(X >= q - k), X ~ Binomial(u, p), p = 1/3 for a face wi
 1/6 for ones (or any face when ones are not wild, e.g. a palifico round). The bid ordering and
 matching come from :mod:`scoring.gords_bids`, so the coach ranks bids exactly as the engine.
 
-Advice (a simple, explainable rule, not an equilibrium of the bluffing game): call when the
-standing bid is less likely true than the safest legal raise; otherwise make that raise.
+Advice (a simple, explainable rule, not an equilibrium of the bluffing game): open with the
+most likely true bid; then call when the standing bid is less likely true than the safest
+legal raise, otherwise make that raise.
 """
 
 from __future__ import annotations
@@ -130,8 +131,13 @@ def advise(
             b, p = options[0]
             out["text"] = f"{head}; the safest raise {bid_text(b)} holds {100 * p:.1f} %: raise."
     elif options:
-        out["advice"] = "raise"
+        # Opening: the most likely true bid (as high as it goes while still >= 50 %).
         b, p = options[0]
+        if likely is not None and likely[0] in dict(options):
+            b, p = likely
+        out["advice"] = "raise"
+        out["raise"] = {"count": b[0], "face": b[1], "text": bid_text(b)}
+        out["p_raise"] = round(p, 4)
         out["text"] = f"Open with {bid_text(b)} ({100 * p:.1f} % to hold)."
     else:
         out["text"] = "No bid to make."

@@ -94,3 +94,12 @@ def test_hints_on_a_live_game_are_legal_actions() -> None:
 def test_too_many_own_dice_is_refused() -> None:
     with pytest.raises(ValueError, match="in play"):
         hint("gords", GAME.new(players=["Ann", "Bob"]), own=(1,) * 11)
+
+
+def test_opening_bid_is_the_most_likely_true_bid() -> None:
+    h = advise(None, legal_raises(None, 25), own=(1, 4, 4, 2, 6), unknown=20)
+    assert (h["raise"]["count"], h["raise"]["face"]) == (10, 4)
+    assert 0.5 <= h["p_raise"] < 0.6
+    no_ones = legal_raises(None, 10, open_on_ones=False)
+    assert all(face != 1 for _, face in no_ones)
+    assert advise(None, no_ones, own=(1, 1, 1, 1, 1), unknown=5)["raise"]["face"] != 1
