@@ -207,3 +207,54 @@ def test_http_errors_from_the_real_server_are_json(tmp_path: Path, servers: list
     assert info.value.code == 404
     assert json.loads(info.value.read())["error"] == "not_found"
     info.value.close()
+
+
+@pytest.mark.slow
+def test_a_phone_that_stops_reading_is_dropped_and_never_stalls_the_table(
+    tmp_path: Path, servers: list[Server]
+) -> None:
+    server = Server(tmp_path / "data", tmp_path / "g.log")
+    servers.append(server)
+    teams = {"A": ["Ann"], "B": ["Bob"]}
+    t = server.call("POST", "/api/tables", {"game": "you-blew-it", "teams": teams})["table"]
+    host, port = server.url.removeprefix("http://").rsplit(":", 1)
+    stuck = socket.socket()
+    stuck.setsockopt(socket.SOL_SOCKET, socket.SO_RCVBUF, 4096)  # a tiny window, never read
+    stuck.connect((host, int(port)))
+    stuck.sendall(f"GET /api/tables/{t}/events HTTP/1.1\r\nHost: x\r\n\r\n".encode())
+    good = urllib.request.urlopen(f"{server.url}/api/tables/{t}/events", timeout=10)
+    try:
+        assert good.readline() == b"retry: 2000\n"
+        slowest = 0.0
+        for n in range(1, 1001):
+            started = time.monotonic()
+            server.call("POST", f"/api/tables/{t}/actions",
+                        {"type": "roll", "dice": [2, 3, 4, 6, 2, 3]})  # fmt: skip
+            slowest = max(slowest, time.monotonic() - started)
+            _read_until_entry(good, n)  # the attentive phone has every action, in order
+            if n % 10 == 0 and server.call("GET", "/api/health")["feed"]["dropped"]:
+                break  # ~200 actions here: kernel buffers, waitress's 64 KiB, 64 queued
+        else:
+            raise AssertionError("the stuck phone was never dropped")
+        assert slowest < 2.0  # the writer was never held up by the stuck phone
+    finally:
+        stuck.close()
+    deadline = time.monotonic() + 20
+    while server.call("GET", "/api/health")["feed"]["clients"] != 1:  # its slot comes back
+        assert time.monotonic() < deadline
+        time.sleep(0.1)
+    good.close()
+
+
+def _read_until_entry(stream: Any, seq: int) -> None:
+    """Read the SSE stream until the entry with id ``seq`` (fails on any other id)."""
+    last = None
+    while True:
+        line = stream.readline()
+        assert line, "stream ended"
+        if line.startswith(b"id: ") and line != last:
+            last = line
+            got = int(line[4:])
+            if got == seq:
+                return
+            assert got < seq, (got, seq)
