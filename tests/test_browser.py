@@ -252,6 +252,34 @@ def test_the_pin_holder_fixes_a_die_is_refused_an_illegal_fix_and_undoes(
     keeper.close(expected=("status of 409",))  # the refused fix, as the browser logs it
 
 
+def test_the_pin_holder_bids_calls_and_reveals_through_the_page(
+    server: Server, browser: Any
+) -> None:
+    table_id = server.call("POST", "/api/tables", {"game": "gords", "players": ["Ann", "Bob"]})[
+        "table"
+    ]
+    keeper = Phone(browser, server.url)
+    keeper.login()
+    page = keeper.open(f"/t/{table_id}")
+    keeper.wait_live()
+    page.fill("#bid-form input[name=count]", "3")
+    page.click('#bid-form [data-bid-face="4"]')
+    page.click("#bid-form button[type=submit]")
+    page.wait_for_selector('#board-body .board-part[data-seq="1"]')
+    bid = server.call("GET", f"/api/tables/{table_id}")["state"]["bid"]
+    assert (bid["player"], bid["count"], bid["face"]) == ("Ann", 3, 4)
+    page.click('button[data-action=\'{"type": "call"}\']')
+    page.wait_for_selector('#board-body .board-part[data-seq="2"]')
+    assert "reveal all 10 dice" in page.inner_text("#expecting")
+    for face in (4, 4, 1, 2, 3, 5, 6, 6, 2, 3):
+        page.click(f'#entry [data-face="{face}"]')
+    page.click("#send-roll")
+    page.wait_for_selector('#board-body .board-part[data-seq="3"]')
+    result = server.call("GET", f"/api/tables/{table_id}")["state"]["results"][-1]
+    assert result["matching"] == 3
+    keeper.close()
+
+
 def test_screenshots_of_every_page(server: Server, browser: Any, tables: dict[str, str]) -> None:
     phone = Phone(browser, server.url)
     for game, table_id in tables.items():
@@ -267,6 +295,11 @@ def test_screenshots_of_every_page(server: Server, browser: Any, tables: dict[st
     phone.shot("wall")
     keeper = Phone(browser, server.url)
     keeper.login()
+    for game, table_id in tables.items():
+        keeper.open(f"/t/{table_id}")
+        keeper.wait_live()
+        assert keeper.page.is_visible(".controls")
+        keeper.shot(f"control-{game}")
     keeper.open("/new")
     keeper.page.select_option("#game-select", "bolo")
     assert keeper.page.is_visible('fieldset[data-game="bolo"]')

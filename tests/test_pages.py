@@ -410,7 +410,9 @@ def test_the_new_game_form_explains_every_house_rule(client: FlaskClient) -> Non
         for rule in g["rules"]:
             short = rule["name"].split(".", 1)[1]
             assert f'name="rule.{g["name"]}.{short}"' in page
-            assert f"Default: {rule['default'] if rule['default'] != '' else '(none)'}" in page
+            default = rule["default"]
+            shown = ("on" if default else "off") if isinstance(default, bool) else default
+            assert f"Default: {shown if shown != '' else '(none)'}" in page
             assert str(escape(rule["help"])) in page
 
 

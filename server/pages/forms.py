@@ -56,7 +56,8 @@ def rule_fields(game: Any) -> list[dict[str, Any]]:
         else:
             kind = "text"
         field = RULE_FIELD.format(game=game.name, name=short)
-        out.append(rule | {"short": short, "field": field, "kind": kind})
+        shown = ("on" if default else "off") if kind == "bool" else (str(default) or "(none)")
+        out.append(rule | {"short": short, "field": field, "kind": kind, "default_text": shown})
     return out
 
 

@@ -223,6 +223,12 @@
       const picked = Array.from(document.querySelectorAll("#farm [data-pick].selected"))
         .map((b) => Number(b.dataset.pick));
       post({ type: "keep", dice: picked });
+    } else if (d.bidFace !== undefined) {
+      const form = document.getElementById("bid-form");
+      form.elements.face.value = d.bidFace;
+      form.querySelectorAll("[data-bid-face]").forEach((b) => {
+        b.classList.toggle("selected", b === target);
+      });
     } else if (d.fixIndex !== undefined) {
       fixIndex = Number(d.fixIndex);
       document.querySelectorAll("#fix [data-fix-index]").forEach((b) => {
