@@ -8,9 +8,9 @@ behind it. Every hint carries ``game``, ``advice`` and ``text``:
   ``roll_gain``, ``advice`` (``roll`` / ``bank`` / ``keep`` / ``none``), ``keep`` and ``then``
   (see :func:`scoring.coach_farkle_hint.turn_hint`). ``state=None`` describes the start of a
   turn under ``rules``.
-- ``bar-dice``: ``p_goal`` (beat or tie the pace), ``p_beat``, ``advice`` (``roll``: throw
-  every unfarmed die / ``farm`` / ``stand`` / ``none``) and ``farm``
-  (see :func:`scoring.coach_bar_dice.go_hint`).
+- ``bar-dice``: ``p_win`` (against the pace), ``p_goal`` (beat or tie it), ``p_beat``,
+  ``advice`` (``roll``: throw every unfarmed die / ``farm`` / ``stand`` / ``none``) and
+  ``farm`` (see :func:`scoring.coach_bar_dice.go_hint`).
 - ``gords``: ``p_bid`` (the standing bid is true), ``most_likely``, ``advice`` (``raise`` /
   ``call``) and ``raise``; pass the player's own dice as ``own=`` (hidden from the table, so
   without them every die counts as unknown).
@@ -110,9 +110,11 @@ def bar_dice_hint(state: BarDiceState) -> dict[str, Any]:
     go = rnd.go or Go(player)
     limit = rnd.max_rolls if rnd.max_rolls == 1 or not rnd.results else rnd.results[0].rolls
     counting = [r.value for r in rnd.results if r.value is not None]
-    if rnd.max_rolls > 1:  # sponsor turn or roll-off: beat or tie the pace
+    pace_rolls = None
+    if rnd.max_rolls > 1:  # sponsor turn or roll-off: win against the pace
         target = rnd.results[0].value if rnd.results else None
         beat_nothing = bool(rnd.results) and target is None
+        pace_rolls = rnd.results[0].rolls if rnd.results else None
     else:  # a flop: get out by topping the best so far
         target = max(counting) + 1 if counting else None
         beat_nothing = not counting
@@ -122,6 +124,7 @@ def bar_dice_hint(state: BarDiceState) -> dict[str, Any]:
         roll=go.roll if go.rolls else (),
         target=target,
         beat_nothing=beat_nothing,
+        pace_rolls=pace_rolls,
         rules=state.rules,
     )
     out["player"] = player

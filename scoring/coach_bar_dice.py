@@ -6,10 +6,11 @@ rolled dice and throws the rest again (RULES.md D-7, D-8, D11: the first farm ne
 Hands are valued by :func:`scoring.bar_dice_hand.hand_value` only.
 
 Goals: ``at_least(v)`` maximises P(final hand >= v) ("beat or tie" v; ``v = 0`` means any
-counting hand, which beats "nothing"); ``mean`` maximises the mean hand value ("nothing" = 0),
-a reasonable aim for the hammer, who sets the pace with no target yet. With D8 (fewer rolls
-wins a tie) a tie in fewer rolls than the pace is a win and one in as many is a roll-off; the
-coach reports P(beat) and P(beat or tie) separately and plays for "beat or tie".
+counting hand, which beats "nothing"); ``beat_pace(v, rolls)`` maximises P(winning the turn)
+against the hammer's "v in rolls": a higher hand wins, an equal one in fewer rolls wins under
+D8, an equal one in as many rolls (or "nothing" against "nothing") goes to a roll-off, counted
+as 1/2 (one flop each until someone wins: symmetric); ``mean`` maximises the mean hand value
+("nothing" = 0), a reasonable aim for the hammer, who sets the pace with no target yet.
 """
 
 from __future__ import annotations
@@ -30,19 +31,34 @@ Dice = tuple[int, ...]
 
 @dataclass(frozen=True)
 class Goal:
-    """What a go plays for: ``kind`` ``at_least`` (with ``value``) or ``mean``."""
+    """What a go plays for: ``kind`` ``at_least`` (with ``value``), ``beat_pace`` (the pace
+    ``value`` in ``rolls``; -1 = "nothing") or ``mean``."""
 
     kind: str
     value: int = 0
+    rolls: int = 0
+    fewer_rolls_wins_tie: bool = True
 
-    def utility(self, value: int | None) -> float:
+    def utility(self, value: int | None, rolls_left: int = 0) -> float:
+        """Utility of standing on ``value`` with ``rolls_left`` throws unused."""
         if self.kind == "mean":
             return float(value or 0)
-        return 1.0 if value is not None and value >= self.value else 0.0
+        mine = -1 if value is None else value
+        if self.kind == "at_least":
+            return 1.0 if value is not None and mine >= self.value else 0.0
+        if mine != self.value:
+            return 1.0 if mine > self.value else 0.0
+        fewer = self.rolls - rolls_left < self.rolls
+        return 1.0 if fewer and value is not None and self.fewer_rolls_wins_tie else 0.5
 
 
 def at_least(value: int) -> Goal:
     return Goal("at_least", value)
+
+
+def beat_pace(value: int | None, rolls: int, *, fewer_rolls_wins_tie: bool = True) -> Goal:
+    """Win the turn against the hammer's ``value`` (``None``: nothing) in ``rolls`` rolls."""
+    return Goal("beat_pace", -1 if value is None else value, rolls, fewer_rolls_wins_tie)
 
 
 MEAN = Goal("mean")
@@ -105,7 +121,7 @@ def _choices(r: _Rules, farmed: Dice, roll: Dice) -> list[Dice]:
 @lru_cache(maxsize=200_000)
 def _after(r: _Rules, goal: Goal, farmed: Dice, roll: Dice, rolls_left: int) -> float:
     """Expected utility after a throw showing ``roll``: stand, or farm and throw again."""
-    best = goal.utility(_value(r, _sorted(farmed + roll)))
+    best = goal.utility(_value(r, _sorted(farmed + roll)), rolls_left)
     if rolls_left <= 0:
         return best
     for sub in _choices(r, farmed, roll):
@@ -167,12 +183,25 @@ def farm_choices(
     f, rl = _sorted(farmed), _sorted(roll)
     _check(f, rl, rolls_left)
     r = _Rules.of(rules or HouseRules())
-    out = [FarmChoice((), True, goal.utility(_value(r, _sorted(f + rl))))]
+    out = [FarmChoice((), True, goal.utility(_value(r, _sorted(f + rl)), rolls_left))]
     if rolls_left > 0:
         for sub in _choices(r, f, rl):
             out.append(FarmChoice(sub, False, _roll(r, goal, _sorted(f + sub), rolls_left)))
     out.sort(key=lambda c: (-round(c.value, 12), not c.stand, -len(c.farm), c.farm))
     return out
+
+
+def _best(
+    r: _Rules, goal: Goal, farmed: Dice, roll: Dice, rolls_left: int, rules: HouseRules | None
+) -> float:
+    """Best expected utility now: after the throw ``roll``, or before throwing."""
+    if roll:
+        return farm_choices(roll, rolls_left=rolls_left, goal=goal, farmed=farmed, rules=rules)[
+            0
+        ].value
+    if rolls_left:
+        return _roll(r, goal, farmed, rolls_left)
+    return goal.utility(_value(r, farmed))
 
 
 def go_hint(
@@ -182,25 +211,38 @@ def go_hint(
     roll: Iterable[int] = (),
     target: int | None = None,
     beat_nothing: bool = False,
+    pace_rolls: int | None = None,
     rules: HouseRules | None = None,
 ) -> dict[str, Any]:
-    """The hint for a go: with a ``target`` (the pace to beat or tie; ``beat_nothing``: the
-    pace is "nothing", any counting hand wins) the chances and the best farming for it,
-    else the best farming for the mean hand. ``roll``: the throw on the pad (empty before
-    the first throw); ``rolls_left``: throws still allowed after it."""
+    """The hint for a go. ``roll``: the throw on the pad (empty before the first throw);
+    ``rolls_left``: throws still allowed after it.
+
+    With a pace (``target``, or ``beat_nothing`` when the pace is "nothing") it reports
+    ``p_goal`` (beat or tie) and ``p_beat``; with ``pace_rolls`` (the hammer's rolls) also
+    ``p_win`` and the advice plays for it, otherwise for ``p_goal``. With no pace the advice
+    plays for the best mean hand (``mean_hand``)."""
     f, rl = _sorted(farmed), _sorted(roll)
     _check(f, rl, rolls_left)
     if not rl and len(f) < DICE and rolls_left == 0:
         raise ValueError("no throw on the pad and no rolls left")
-    r = _Rules.of(rules or HouseRules())
-    goal = at_least(0) if beat_nothing else MEAN if target is None else at_least(target)
+    rules = rules or HouseRules()
+    r = _Rules.of(rules)
+    paced = target is not None or beat_nothing
+    if paced and pace_rolls is not None:
+        pace = None if beat_nothing else target
+        goal = beat_pace(pace, pace_rolls, fewer_rolls_wins_tie=rules.fewer_rolls_wins_tie)
+    elif paced:
+        goal = at_least(0 if beat_nothing or target is None else target)
+    else:
+        goal = MEAN
     out: dict[str, Any] = {
         "game": "bar-dice",
         "farmed": list(f),
         "roll": list(rl),
         "rolls_left": rolls_left,
         "target": None if beat_nothing else target,
-        "goal": "any counting hand" if beat_nothing else goal.kind,
+        "pace_rolls": pace_rolls,
+        "goal": goal.kind,
     }
     if rl:
         choices = farm_choices(rl, rolls_left=rolls_left, goal=goal, farmed=f, rules=rules)
@@ -215,33 +257,34 @@ def go_hint(
         elif not best.farm:
             text = f"Throw all {DICE - len(f)} again"
         else:
-            kept = " ".join(map(str, best.farm)) or "nothing"
-            text = f"Farm {kept} and throw {DICE - len(f) - len(best.farm)}"
+            text = (
+                f"Farm {' '.join(map(str, best.farm))} and throw {DICE - len(f) - len(best.farm)}"
+            )
         chance = best.value
     else:
         out["advice"] = "roll"
-        chance = _roll(r, goal, f, rolls_left) if rolls_left else goal.utility(_value(r, f))
+        chance = _best(r, goal, f, rl, rolls_left, rules)
         text = f"Throw {DICE - len(f)}"
-    if goal.kind == "at_least":
-        out["p_goal"] = round(chance, 4)
-        if target is not None and not beat_nothing:
-            beat = at_least(target + 1)
-            if rl:
-                out["p_beat"] = round(
-                    farm_choices(rl, rolls_left=rolls_left, goal=beat, farmed=f, rules=rules)[
-                        0
-                    ].value,
-                    4,
-                )
-            else:
-                out["p_beat"] = round(_roll(r, beat, f, rolls_left), 4) if rolls_left else 0.0
-            aim = f"to beat or tie {value_words(target)}"
-        else:
-            aim = "to make a counting hand"
-        out["text"] = f"{text}: {100 * chance:.1f} % {aim}."
-    else:
+    if goal.kind == "mean":
         out["mean_hand"] = round(chance, 2)
         out["text"] = f"{text}: best mean hand {chance:.1f}."
+        return out
+    floor = 0 if beat_nothing or target is None else target
+    out["p_goal"] = round(_best(r, at_least(floor), f, rl, rolls_left, rules), 4)
+    if beat_nothing or target is None:
+        aim = "to make a counting hand"
+    else:
+        out["p_beat"] = round(_best(r, at_least(target + 1), f, rl, rolls_left, rules), 4)
+        aim = f"to beat or tie {value_words(target)}"
+    if goal.kind == "beat_pace":
+        out["p_win"] = round(chance, 4)
+        against = "nothing" if beat_nothing else value_words(target)
+        out["text"] = (
+            f"{text}: {100 * chance:.1f} % to win the turn against {against} in {pace_rolls} "
+            f"({100 * out['p_goal']:.1f} % {aim})."
+        )
+    else:
+        out["text"] = f"{text}: {100 * chance:.1f} % {aim}."
     return out
 
 

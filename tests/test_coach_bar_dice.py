@@ -9,7 +9,7 @@ from scoring.bar_dice import GAME, BarDiceState
 from scoring.bar_dice_odds import FLOPS, flop_counts
 from scoring.bar_dice_rules import HouseRules
 from scoring.coach import hint
-from scoring.coach_bar_dice import MEAN, at_least, farm_choices, go_hint, p_reach
+from scoring.coach_bar_dice import MEAN, at_least, beat_pace, farm_choices, go_hint, p_reach
 
 
 def sponsor() -> BarDiceState:
@@ -103,3 +103,32 @@ def test_bad_input_is_refused() -> None:
         go_hint(rolls_left=1, farmed=(1, 1, 1), roll=(2, 2, 2))
     with pytest.raises(ValueError, match="rolls left"):
         p_reach(30, rolls_left=4)
+
+
+def test_playing_to_win_against_the_pace() -> None:
+    goal = beat_pace(43, 2)
+    assert goal.utility(43, rolls_left=1) == 1.0  # 43 in one beats 43 in two (D8)
+    assert goal.utility(43, rolls_left=0) == 0.5  # 43 in two v 43 in two: roll-off
+    assert goal.utility(44) == 1.0
+    assert goal.utility(42, rolls_left=1) == 0.0
+    assert beat_pace(43, 2, fewer_rolls_wins_tie=False).utility(43, rolls_left=1) == 0.5
+    assert beat_pace(None, 3).utility(None) == 0.5  # nothing v nothing: roll-off
+    assert beat_pace(None, 3).utility(25) == 1.0
+    # Facing five 6s in one: only five 6s in one throw ties, and the roll-off is a coin flip.
+    h = go_hint(rolls_left=1, target=56, pace_rolls=1)
+    assert h["p_win"] == pytest.approx(31 / 7776 / 2, abs=1e-4)
+    for roll in [(1, 6, 6, 3, 4), (2, 2, 3, 4, 5), (1, 1, 4, 4, 6)]:
+        h = go_hint(rolls_left=1, roll=roll, target=43, pace_rolls=2)
+        assert h["p_beat"] <= h["p_win"] <= h["p_goal"]
+
+
+def test_the_opponent_in_a_sponsor_turn_plays_to_win() -> None:
+    s = GAME.apply(sponsor(), Roll((1, 4, 4, 4, 2)))
+    s = GAME.apply(s, Stand())  # Ann: 44 in one
+    h = hint("bar-dice", s)
+    assert h["player"] == "Bob"
+    assert h["pace_rolls"] == 1
+    assert h["p_win"] == pytest.approx(
+        (p_reach(45, rolls_left=1) + (p_reach(44, rolls_left=1) - p_reach(45, rolls_left=1)) / 2),
+        abs=1e-4,
+    )

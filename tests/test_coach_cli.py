@@ -133,3 +133,9 @@ def test_bolo_endgame_from_the_board(capsys: pytest.CaptureFixture[str]) -> None
     code, out, _ = run(capsys, *args)
     assert code == 0
     assert "wins the game" in out
+
+
+def test_bar_dice_pace_rolls(capsys: pytest.CaptureFixture[str]) -> None:
+    h = odds_json(capsys, "--game", "bar-dice", "--beat", "43", "--pace-rolls", "2")
+    assert h["goal"] == "beat_pace"
+    assert h["p_beat"] <= h["p_win"] <= h["p_goal"]

@@ -65,6 +65,12 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         help="the pace to beat or tie (e.g. 43; 'nothing': any counting hand)",
     )
     bar.add_argument("--rolls-left", type=int, default=3, metavar="N", help="throws left")
+    bar.add_argument(
+        "--pace-rolls",
+        type=int,
+        metavar="N",
+        help="the hammer's rolls for --beat ('43 in two': 2): play to win the turn (D8)",
+    )
     bar.add_argument("--farmed", nargs="+", metavar="DIE", help="dice farmed so far")
     gords = parser.add_argument_group("gords")
     gords.add_argument("--bid", metavar="CxF", help="the standing bid, e.g. 8x4")
@@ -136,6 +142,7 @@ def bar_dice_hint(args: argparse.Namespace, rules: Any) -> dict[str, Any]:
         roll=_dice(args.roll),
         target=target,
         beat_nothing=beat is not None and target is None,
+        pace_rolls=args.pace_rolls,
         rules=rules,
     )
 
