@@ -61,7 +61,7 @@ def _service(
         assert scene is not None
         return reading_from_truth(scene)
 
-    reader: Reader = vision_reader if use_vision else truth
+    reader: Reader = vision_reader() if use_vision else truth
     health = Health(store, feed, monotonic=time.monotonic)
     svc = PadService(tables, opener, health=health, reader=reader)
     holder.append(svc)

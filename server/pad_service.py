@@ -61,11 +61,17 @@ DEFAULT_SETTLE = SettleParams()
 DEFAULT_BACKOFF = Backoff()
 
 
-def vision_reader(image: np.ndarray, pad: Pad | None) -> Reading:
-    """The real dice reader (imported on first use: it loads the networks)."""
-    from vision.detect import read_roll
+def vision_reader(models_dir: str | None = None) -> Reader:
+    """The real dice reader with the networks in ``models_dir`` (None: the shipped ones);
+    imported and loaded on first use."""
 
-    return read_roll(image, pad=pad)
+    def read(image: np.ndarray, pad: Pad | None) -> Reading:
+        from vision.detect import read_roll
+        from vision.params import DetectorParams
+
+        return read_roll(image, pad=pad, params=DetectorParams(models_dir=models_dir))
+
+    return read
 
 
 def encode_snapshot(image: np.ndarray, *, limit: int = SNAPSHOT_BYTES) -> bytes:
@@ -128,10 +134,11 @@ class PadService:
     """The camera-to-actions loop for one dicepad (see the module docstring).
 
     ``opener`` opens the camera (a :class:`~hardware.sources.SourceOpener`); ``reader`` reads
-    dice (default: the vision reader; on a synthetic camera whose models are missing, the
-    renderer's truth); ``pad_file`` is the calibrated pad (re-read when it changes); ``clock``
-    drives the supervisor and the timings. ``step``/``pump`` run the loop in the caller's
-    thread (tests, benchmarks); ``start``/``stop`` run it on its own.
+    dice (default: the vision reader); with ``truth_fallback`` a synthetic camera is read from
+    the renderer's truth when the reader's models are missing; ``pad_file`` is the calibrated
+    pad (re-read when it changes); ``clock`` drives the supervisor and the timings.
+    ``step``/``pump`` run the loop in the caller's thread (tests, benchmarks);
+    ``start``/``stop`` run it on its own.
     """
 
     def __init__(
@@ -142,6 +149,7 @@ class PadService:
         health: Health | None = None,
         clock: Clock = REAL_CLOCK,
         reader: Reader | None = None,
+        truth_fallback: bool = True,
         pad_file: Path | None = None,
         settle: SettleParams = DEFAULT_SETTLE,
         stall_after: float = 5.0,
@@ -153,8 +161,8 @@ class PadService:
         self.tables = tables
         self.health = health
         self.clock = clock
-        self._reader = reader or vision_reader
-        self._truth_fallback = reader is None
+        self._reader = reader or vision_reader()
+        self._truth_fallback = truth_fallback
         self.pad_file = pad_file
         self.settle_params = settle
         self.supervisor = CameraSupervisor(

@@ -105,7 +105,7 @@ class Rig:
             self._open,
             health=self.health,
             clock=self.clock,
-            reader=self._truth if reader == "truth" else vision_reader,
+            reader=self._truth if reader == "truth" else vision_reader(),
             backoff=Backoff(initial=0.5, maximum=2.0),
         )
         self.states: list[CameraState] = []
@@ -708,3 +708,29 @@ def test_decisions_are_always_legal(game_name: str, throws: list[list[Any]]) -> 
         if d.actions and not isinstance(d.actions[-1], Reroll):
             assert d.notice is None or d.notice.kind in (NoticeKind.INFERRED, NoticeKind.CONFIRM)
         assert not any(isinstance(a, Bank | Stand) for a in d.actions)  # never banks for you
+
+
+def test_demo_camera_without_models_reads_the_renderers_truth(rigs: Callable[..., Rig]) -> None:
+    """``dicepad serve`` on the demo camera works before the vision models are trained."""
+    from hardware.demo import DemoSource
+
+    rig = rigs([])
+    table = rig.tables.create("bolo", players=["A", "B"])["table"]
+    clock = ManualClock()
+    svc = PadService(
+        rig.tables,
+        lambda: DemoSource(seed=4, fps=FPS, size=SMALL, clock=clock),
+        clock=clock,
+        reader=vision_reader(str(MODELS.parent / "no-models-here")),
+    )
+    throws = []
+    for _ in range(3000):
+        throw = svc.step()
+        if throw is not None:
+            throws.append(throw)
+        if len(throws) == 2:
+            break
+    assert [t.error for t in throws] == [None, None]
+    assert all(t.reading is not None and t.reading.dice for t in throws)
+    assert rig.tables.log(table)[0]["action"]["type"] == "roll"
+    svc.stop()
