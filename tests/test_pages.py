@@ -245,6 +245,22 @@ def test_the_board_fragment_answers_304_while_nothing_changes(client: FlaskClien
     assert client.get(f"/t/{table}/board", headers={"If-None-Match": etag}).status_code == 200
 
 
+def test_the_board_body_is_rendered_once_for_every_watcher(app: Flask, client: FlaskClient) -> None:
+    table = new_table(client, "bolo", players=["Ann", "Bob"])
+    cache = app.extensions["dicepad.pages"]
+    watchers = [app.test_client() for _ in range(5)]
+    bodies = {html(w.get(f"/t/{table}/board")) for w in watchers}
+    assert len(bodies) == 1
+    assert (cache.misses, cache.hits) == (1, 4)
+    keeper = app.test_client()
+    login(keeper)
+    assert "Scorekeeper" in html(keeper.get(f"/t/{table}/board"))  # another role, rendered
+    assert "Scorekeeper" not in html(keeper.get(f"/t/{table}/board?kiosk=1"))
+    act(client, table, {"type": "roll", "dice": [1, 2, 3, 4, 6]})
+    assert 'data-seq="1"' in html(watchers[0].get(f"/t/{table}/board"))
+    assert cache.misses == 4
+
+
 # -- escaping -------------------------------------------------------------------------------
 
 

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from flask import Flask
 
-from server.pages import board, security
+from server.pages import board, cache, security
 from server.pages.routes import bp
 
 __all__ = ["bp", "init_app"]
@@ -24,4 +24,5 @@ def init_app(app: Flask) -> None:
     app.jinja_env.filters["mark_kept"] = board.mark_kept
     app.jinja_env.filters["mark_matching"] = board.mark_matching
     security.init_app(app)
+    cache.init_app(app)
     app.register_blueprint(bp)

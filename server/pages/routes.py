@@ -24,6 +24,7 @@ from server.api import SESSION_KEY
 from server.auth import AuthError
 from server.errors import BodyError
 from server.pages import board, coach, forms, links, wall
+from server.pages.cache import render_cache
 from server.pages.security import CsrfError, check_form, rotate_csrf_token
 from server.records import RecordNotFoundError
 from server.services import dicepad
@@ -150,12 +151,19 @@ def kiosk(table_id: str) -> str:
 
 @bp.get("/t/<table_id>/board")
 def board_part(table_id: str) -> BaseResponse:
-    """The scoreboard's body alone, fetched by the page on every change (ETag: the log
-    position, the viewer's role)."""
+    """The scoreboard's body alone, fetched by the page on every change. It depends only on
+    the log position and the viewer's role, so it is rendered once for every phone (and
+    answered 304 while unchanged)."""
     kiosk_mode = request.args.get("kiosk") == "1"
-    ctx = board_context(table_id, kiosk=kiosk_mode)
-    response = make_response(render_template("_board.html", **ctx))
-    response.set_etag(f"{table_id}-{ctx['view']['seq']}-{int(ctx['control'])}-{int(kiosk_mode)}")
+    seq = dicepad().tables.view(table_id)["seq"]
+    control = logged_in() and not kiosk_mode
+    key = (table_id, seq, control, kiosk_mode)
+
+    def render() -> str:
+        return render_template("_board.html", **board_context(table_id, kiosk=kiosk_mode))
+
+    response = make_response(render_cache().get(key, render))
+    response.set_etag("-".join(map(str, key)))
     response.headers["Cache-Control"] = "no-cache"
     return response.make_conditional(request)
 
