@@ -216,7 +216,9 @@ def decide(
     fitting = [p for p in plans if p.expecting.dice == n]
     rule = reroll_rule(state)
     if not fitting:
-        return Decision(notice=_count_notice(exp, plans, n, seen, rule))
+        dropped = getattr(getattr(state, "rules", None), "dropped_die", None)
+        missing_rule = "reroll_offending" if dropped == "reroll_that_die" else rule
+        return Decision(notice=_count_notice(exp, plans, n, seen, missing_rule))
     plan, tied = _choose(game, fitting)
     if plan is None:
         options = tuple(_kept_dice(p.prefix[0]) for p in tied)

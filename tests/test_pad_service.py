@@ -614,6 +614,17 @@ def test_too_few_dice_is_a_sloppy_reroll_without_an_action() -> None:
     assert "missing 1 die" in d.notice.text
 
 
+def test_a_missing_die_in_bar_dice_is_rethrown_alone() -> None:
+    bar = games.find("bar-dice")
+    s = bar.new(players=["A", "B"])
+    for dice in ((6,), (2,)):
+        s = bar.apply(s, Roll(dice))
+    d = decide(bar, s, reading(1, 4, 4, 2))  # D15: a dropped die is re-rolled by itself
+    assert d.actions == ()
+    assert d.notice is not None
+    assert "re-roll the missing 1 die" in d.notice.text
+
+
 def test_unreadable_dice_ask_for_confirmation() -> None:
     game = games.find("bolo")
     state = game.new(players=["Ann"])
