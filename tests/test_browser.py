@@ -61,14 +61,14 @@ GAMES: list[tuple[str, dict[str, Any], dict[str, Any] | None, str, int]] = [
 class Server:
     """``dicepad serve`` on a free loopback port, manual entry only."""
 
-    def __init__(self, data: Path, log: Path) -> None:
+    def __init__(self, data: Path, log: Path, *, max_clients: int = 16) -> None:
         self.log = log
         env = {k: v for k, v in os.environ.items() if not k.startswith(("NOTIFY_", "WATCH"))}
         env["DICEPAD_PIN"] = PIN
         with log.open("w") as out:
             self.proc = subprocess.Popen(
                 [sys.executable, "-c", SERVE, "serve", "--host", "127.0.0.1", "--port", "0",
-                 "--data", str(data), "--camera", "none", "--max-clients", "16"],
+                 "--data", str(data), "--camera", "none", "--max-clients", str(max_clients)],
                 cwd=REPO, env=env, stdout=out, stderr=subprocess.STDOUT,
             )  # fmt: skip
         deadline = time.monotonic() + 30
@@ -206,6 +206,26 @@ def test_two_phones_see_a_roll_posted_by_a_third_client_within_a_second(
     assert time.monotonic() - posted < 1.0
     for phone in phones:
         phone.close()
+
+
+def test_a_phone_refused_by_a_full_feed_follows_by_polling(tmp_path: Path, browser: Any) -> None:
+    small = Server(tmp_path / "data", tmp_path / "serve.log", max_clients=1)
+    try:
+        table_id = small.call("POST", "/api/tables", {"game": "bolo", "players": ["Ann", "Bob"]})[
+            "table"
+        ]
+        first, second = Phone(browser, small.url), Phone(browser, small.url)
+        first.open(f"/t/{table_id}")
+        first.wait_live()  # holds the only feed slot
+        second.open(f"/t/{table_id}")
+        second.page.wait_for_selector("#live.polling", timeout=5000)
+        small.call("POST", f"/api/tables/{table_id}/actions", {"type": "roll", "dice": [5] * 5})
+        for phone in (first, second):  # polling every 2 s
+            phone.page.wait_for_selector('#board-body .board-part[data-seq="1"]', timeout=4000)
+        first.close()
+        second.close(expected=("status of 503",))  # the refused event stream
+    finally:
+        small.stop()
 
 
 def test_the_pin_holder_fixes_a_die_is_refused_an_illegal_fix_and_undoes(
