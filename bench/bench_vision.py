@@ -1,0 +1,241 @@
+"""Dice-reading benchmark on the real photographs in ../shared/datasets (run on demand).
+
+    .venv/bin/python bench/bench_vision.py [--datasets DIR] [--models DIR] [--fold I/K] [--limit N]
+
+Per data set: dice found / missed / extra, per-die value accuracy, exact-roll rate (every die
+found and right, nothing extra), a confusion matrix of values (rows = truth, columns = read,
+"-" = missed or unreadable) and median / 90th-percentile ms per frame on one core (the CPU
+time of the reading thread with OpenCV held to that thread, so that other loads on a shared
+machine do not inflate it; wall time is the same on an idle core). A detection
+matches a label when their centres are within 0.6 x the label box's longest side (at least 30 px
+for matteop65_d6, whose boxes cover only the pips). ``--fold I/K`` scores only the images of
+cross-validation fold I of K (the ones a model trained with ``--fold I/K`` never saw).
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import statistics
+import sys
+import time
+import zlib
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+
+REPO = Path(__file__).resolve().parent.parent
+if str(REPO) not in sys.path:
+    sys.path.insert(0, str(REPO))
+
+import cv2  # noqa: E402
+
+from vision.detect import read_roll  # noqa: E402
+from vision.params import DetectorParams  # noqa: E402
+from vision.reading import DieReading  # noqa: E402
+
+DATASETS = ("nellbyler_d6", "matteop65_d6")
+MATCH_FRACTION = 0.6
+MIN_MATCH_PX = {"matteop65_d6": 30.0}
+
+
+def default_datasets_dir() -> Path:
+    shared = os.environ.get("DICEPAD_SHARED")
+    return Path(shared) / "datasets" if shared else REPO.parent / "shared" / "datasets"
+
+
+@dataclass(frozen=True)
+class LabelledDie:
+    value: int
+    bbox: tuple[float, float, float, float]  # x, y, w, h
+
+    @property
+    def center(self) -> tuple[float, float]:
+        x, y, w, h = self.bbox
+        return (x + w / 2, y + h / 2)
+
+
+@dataclass(frozen=True)
+class LabelledImage:
+    dataset: str
+    path: Path
+    dice: tuple[LabelledDie, ...]
+
+    @property
+    def name(self) -> str:
+        return self.path.name
+
+
+def load_dataset(root: Path, name: str) -> list[LabelledImage]:
+    """Every labelled image of one data set folder, sorted by file name."""
+    labels = json.loads((root / name / "labels.json").read_text())
+    out = []
+    for image in sorted(labels):
+        dice = tuple(
+            LabelledDie(int(d["value"]), tuple(float(v) for v in d["bbox"]))  # type: ignore[arg-type]
+            for d in labels[image]["dice"]
+        )
+        out.append(LabelledImage(name, root / name / image, dice))
+    return out
+
+
+def fold_of(image_name: str, folds: int) -> int:
+    """Cross-validation fold of an image: a stable hash of its name, so every script agrees."""
+    return zlib.crc32(image_name.encode()) % folds
+
+
+def in_fold(images: Iterable[LabelledImage], fold: tuple[int, int] | None) -> list[LabelledImage]:
+    if fold is None:
+        return list(images)
+    i, k = fold
+    return [im for im in images if fold_of(im.name, k) == i]
+
+
+@dataclass
+class Score:
+    """Running totals for one data set."""
+
+    images: int = 0
+    labelled: int = 0
+    found: int = 0
+    extra: int = 0
+    right: int = 0
+    exact: int = 0
+    ms: list[float] = field(default_factory=list)
+    confusion: dict[tuple[int, int | None], int] = field(default_factory=dict)
+    wrong_images: list[str] = field(default_factory=list)
+
+    def add(self, image: LabelledImage, dice: Sequence[DieReading], ms: float) -> None:
+        pairs, extra = match(image, dice)
+        self.images += 1
+        self.labelled += len(image.dice)
+        self.extra += extra
+        self.ms.append(ms)
+        all_right = extra == 0
+        for label, die in pairs:
+            read = None if die is None else die.value
+            self.found += die is not None
+            self.right += read == label.value
+            all_right &= read == label.value
+            key = (label.value, read)
+            self.confusion[key] = self.confusion.get(key, 0) + 1
+        self.exact += all_right
+        if not all_right:
+            self.wrong_images.append(image.name)
+
+    def summary(self) -> dict[str, float | int]:
+        ms = sorted(self.ms) or [0.0]
+        return {
+            "images": self.images,
+            "dice": self.labelled,
+            "found": self.found,
+            "missed": self.labelled - self.found,
+            "extra": self.extra,
+            "value_accuracy": self.right / max(1, self.labelled),
+            "exact_roll_rate": self.exact / max(1, self.images),
+            "median_ms": statistics.median(ms),
+            "p90_ms": ms[min(len(ms) - 1, int(0.9 * len(ms)))],
+        }
+
+
+def match(
+    image: LabelledImage, dice: Sequence[DieReading]
+) -> tuple[list[tuple[LabelledDie, DieReading | None]], int]:
+    """Greedy one-to-one matching by centre distance, closest pairs first; returns each label
+    with its detection (or None) and the number of unmatched detections."""
+    floor = MIN_MATCH_PX.get(image.dataset, 0.0)
+    options = []
+    for li, label in enumerate(image.dice):
+        limit = max(floor, MATCH_FRACTION * max(label.bbox[2], label.bbox[3]))
+        lx, ly = label.center
+        for di, die in enumerate(dice):
+            d = ((die.center_xy[0] - lx) ** 2 + (die.center_xy[1] - ly) ** 2) ** 0.5
+            if d <= limit:
+                options.append((d, li, di))
+    options.sort()
+    by_label: dict[int, int] = {}
+    used: set[int] = set()
+    for _, li, di in options:
+        if li not in by_label and di not in used:
+            by_label[li] = di
+            used.add(di)
+    pairs = [
+        (label, dice[by_label[li]] if li in by_label else None)
+        for li, label in enumerate(image.dice)
+    ]
+    return pairs, len(dice) - len(used)
+
+
+def evaluate(images: Sequence[LabelledImage], params: DetectorParams) -> dict[str, Score]:
+    """Read every image and score it against its labels, per data set."""
+    scores: dict[str, Score] = {}
+    for image in images:
+        frame = cv2.imread(str(image.path), cv2.IMREAD_COLOR)
+        if frame is None:
+            raise SystemExit(f"cannot read {image.path}")
+        t0 = time.thread_time()
+        reading = read_roll(frame, params=params)
+        ms = (time.thread_time() - t0) * 1000
+        scores.setdefault(image.dataset, Score()).add(image, reading.dice, ms)
+    return scores
+
+
+def confusion_table(score: Score) -> str:
+    cols: list[int | None] = [1, 2, 3, 4, 5, 6, None]
+    lines = ["truth\\read " + " ".join(f"{c if c else '-':>5}" for c in cols)]
+    for v in range(1, 7):
+        row = " ".join(f"{score.confusion.get((v, c), 0):>5}" for c in cols)
+        lines.append(f"{v:>10} {row}")
+    return "\n".join(lines)
+
+
+def report(scores: dict[str, Score], *, show_wrong: bool = False) -> None:
+    for name, score in scores.items():
+        s = score.summary()
+        print(f"== {name}")
+        print(
+            f"images {s['images']}  dice {s['dice']}  found {s['found']}  missed {s['missed']}"
+            f"  extra {s['extra']}"
+        )
+        print(
+            f"per-die value accuracy {100 * s['value_accuracy']:.2f} %  "
+            f"exact-roll rate {100 * s['exact_roll_rate']:.2f} %"
+        )
+        print(f"ms per frame: median {s['median_ms']:.2f}  p90 {s['p90_ms']:.2f}")
+        print(confusion_table(score))
+        if show_wrong and score.wrong_images:
+            print("not exact:", " ".join(score.wrong_images))
+
+
+def parse_fold(text: str | None) -> tuple[int, int] | None:
+    if text is None:
+        return None
+    i, k = (int(p) for p in text.split("/"))
+    if not 0 <= i < k:
+        raise SystemExit("--fold I/K needs 0 <= I < K")
+    return i, k
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--datasets", type=Path, default=default_datasets_dir())
+    ap.add_argument("--models", help="folder with locator.onnx and value.onnx (default: shipped)")
+    ap.add_argument("--fold", help="I/K: score only cross-validation fold I of K")
+    ap.add_argument("--limit", type=int, default=0, help="at most N images per data set")
+    ap.add_argument("--wrong", action="store_true", help="list the images not read exactly")
+    ap.add_argument("--threads", type=int, default=1, help="OpenCV threads (default 1)")
+    args = ap.parse_args(argv)
+    cv2.setNumThreads(args.threads)  # with 1, all work runs on this thread: thread_time is fair
+    params = DetectorParams(models_dir=args.models)
+    images: list[LabelledImage] = []
+    for name in DATASETS:
+        subset = in_fold(load_dataset(args.datasets, name), parse_fold(args.fold))
+        images += subset[: args.limit] if args.limit else subset
+    read_roll(cv2.imread(str(images[0].path)), params=params)  # load the models outside timing
+    report(evaluate(images, params), show_wrong=args.wrong)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

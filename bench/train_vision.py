@@ -1,0 +1,459 @@
+"""Train the dice reader's two networks on the DEV photographs and export them to ONNX.
+
+Requirements (training only; the reader itself needs just OpenCV and NumPy):
+
+    python3 -m venv /tmp/trainenv
+    /tmp/trainenv/bin/pip install torch==2.13.0 numpy opencv-python-headless onnx
+
+Usage:
+
+    /tmp/trainenv/bin/python bench/train_vision.py --out vision/models          # ship: all images
+    /tmp/trainenv/bin/python bench/train_vision.py --fold 0/5 --out /tmp/cv/f0  # one CV fold
+    .venv/bin/python bench/bench_vision.py --models /tmp/cv/f0 --fold 0/5       # score held-out
+
+``--fold I/K`` trains on every image *not* in fold I (``bench_vision.fold_of``), so the
+benchmark's ``--fold I/K`` scores only photos the models never saw.
+
+The networks (contract constants in ``vision/nets.py``):
+- locator: BGR frame shrunk to a 320 px longest side -> per 4 x 4 cell a die-centre logit,
+  sub-cell x/y offset and log size (CenterNet-style, ~35 k weights);
+- value: a 32 x 32 BGR patch around a located die (side = located size) -> 7 logits:
+  "not a die", 1..6 (~60 k weights).
+
+Labels: a die's centre is its box centre; its size is the box's longest side, except in
+matteop65_d6 whose boxes cover only the top face's pips: there the die size is the image's
+median pip-box side of the 2-6 faces divided by 0.75 (a pip box spans about three quarters of
+the face). Augmentation (rotation, scale, flips, hue rotation, saturation, brightness, contrast,
+gamma, blur, motion blur, noise, JPEG, inversion, greyscale) is heavy so the models generalise
+beyond these dice sets.
+"""
+
+from __future__ import annotations
+
+import argparse
+import math
+import statistics
+import sys
+import time
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import cv2
+import numpy as np
+import torch
+import torch.nn.functional as F  # noqa: N812
+from torch import nn
+
+REPO = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(REPO))
+sys.path.insert(0, str(REPO / "bench"))
+
+from bench_vision import (  # noqa: E402
+    DATASETS,
+    LabelledImage,
+    default_datasets_dir,
+    fold_of,
+    load_dataset,
+    parse_fold,
+)
+
+from vision.classify import die_patch  # noqa: E402
+from vision.locate import locate  # noqa: E402
+from vision.nets import (  # noqa: E402
+    LOCATOR_FILE,
+    LOCATOR_STRIDE,
+    NOT_A_DIE,
+    PIXEL_MEAN,
+    PIXEL_SCALE,
+    SIZE_UNIT_PX,
+    VALUE_FILE,
+)
+from vision.params import DetectorParams  # noqa: E402
+
+P = DetectorParams()
+CROP = 128  # locator training crops, locator-input px (multiple of 8)
+PIP_BOX_TO_DIE = 0.75
+
+
+# ----------------------------------------------------------------------------- data
+
+
+@dataclass
+class Die:
+    cx: float
+    cy: float
+    size: float  # axis-aligned die extent, frame px
+    value: int
+
+
+@dataclass
+class Sample:
+    name: str
+    image: np.ndarray
+    dice: list[Die]
+    located: list[Die] = field(default_factory=list)  # locator hits on a die (its value)
+    false_hits: list[Die] = field(default_factory=list)  # locator hits on no die (value 0)
+
+
+def mine(samples: list[Sample], models_dir: Path) -> None:
+    """Run the trained locator exactly as the reader does and keep its hits: those on a labelled
+    die teach the value network the crops it will really get, the rest (ruler holes, dice-like
+    blobs) are its hard "not a die" examples."""
+    net = cv2.dnn.readNetFromONNX(str(models_dir / LOCATOR_FILE))
+    hits = misses = 0
+    for s in samples:
+        found = locate(s.image, net, long_side_px=P.locator_long_side_px, threshold=0.1)
+        for c in found:
+            near = min(
+                s.dice,
+                key=lambda d: math.hypot(c.center_xy[0] - d.cx, c.center_xy[1] - d.cy),
+                default=None,
+            )
+            dist = (
+                math.inf
+                if near is None
+                else math.hypot(c.center_xy[0] - near.cx, c.center_xy[1] - near.cy)
+            )
+            if near is not None and dist < 0.25 * near.size:
+                s.located.append(Die(*c.center_xy, c.size_px, near.value))
+                hits += 1
+            elif near is None or dist > 0.5 * near.size:
+                s.false_hits.append(Die(*c.center_xy, c.size_px, NOT_A_DIE))
+                misses += 1
+    print(f"mined {hits} located dice and {misses} false hits", flush=True)
+
+
+def to_samples(images: list[LabelledImage]) -> list[Sample]:
+    out = []
+    for im in images:
+        frame = cv2.imread(str(im.path), cv2.IMREAD_COLOR)
+        sides = [max(d.bbox[2], d.bbox[3]) for d in im.dice]
+        if im.dataset == "matteop65_d6":
+            big = [s for s, d in zip(sides, im.dice, strict=True) if d.value >= 2]
+            die = statistics.median(big) / PIP_BOX_TO_DIE if big else max(60.0, *sides)
+            sides = [die] * len(sides)
+        dice = [Die(*d.center, s, d.value) for d, s in zip(im.dice, sides, strict=True)]
+        out.append(Sample(im.name, frame, dice))
+    return out
+
+
+# ----------------------------------------------------------------------------- augmentation
+
+
+def colour_jitter(img: np.ndarray, rng: np.random.Generator, *, invert: float) -> np.ndarray:
+    """Photometric augmentation of a BGR uint8 image."""
+    out = img
+    if rng.random() < 0.6:  # hue rotation and saturation
+        hsv = cv2.cvtColor(out, cv2.COLOR_BGR2HSV).astype(np.int16)
+        hsv[..., 0] = (hsv[..., 0] + int(rng.integers(0, 180))) % 180
+        hsv[..., 1] = np.clip(hsv[..., 1] * rng.uniform(0.5, 1.4), 0, 255)
+        out = cv2.cvtColor(hsv.astype(np.uint8), cv2.COLOR_HSV2BGR)
+    f = out.astype(np.float32)
+    if rng.random() < 0.3:  # per-channel gain (white balance)
+        f *= rng.uniform(0.8, 1.2, size=3).astype(np.float32)
+    f = (f - 128) * rng.uniform(0.6, 1.3) + 128 + rng.uniform(-45, 45)
+    f = np.clip(f, 0, 255)
+    if rng.random() < 0.3:
+        f = 255 * (f / 255) ** rng.uniform(0.6, 1.6)
+    if rng.random() < 0.1:
+        f[...] = f.mean(axis=2, keepdims=True)
+    if rng.random() < invert:
+        f = 255 - f
+    if rng.random() < 0.3:
+        f += rng.normal(0, rng.uniform(2, 10), f.shape).astype(np.float32)
+    out = np.clip(f, 0, 255).astype(np.uint8)
+    r = rng.random()
+    if r < 0.25:
+        out = cv2.GaussianBlur(out, (0, 0), rng.uniform(0.4, 1.3))
+    elif r < 0.4:
+        k = int(rng.integers(3, 8))
+        kernel = np.zeros((k, k), np.float32)
+        kernel[k // 2, :] = 1 / k
+        m = cv2.getRotationMatrix2D((k / 2 - 0.5, k / 2 - 0.5), rng.uniform(0, 180), 1)
+        kernel = cv2.warpAffine(kernel, m, (k, k))
+        out = cv2.filter2D(out, -1, kernel / max(kernel.sum(), 1e-6))
+    if rng.random() < 0.35:
+        q = int(rng.integers(25, 90))
+        out = cv2.imdecode(cv2.imencode(".jpg", out, [cv2.IMWRITE_JPEG_QUALITY, q])[1], 1)
+    return out
+
+
+def to_tensor(imgs: list[np.ndarray]) -> torch.Tensor:
+    a = np.stack(imgs).astype(np.float32)
+    a = (a - PIXEL_MEAN) * PIXEL_SCALE
+    return torch.from_numpy(a.transpose(0, 3, 1, 2).copy())
+
+
+# ----------------------------------------------------------------------------- networks
+
+
+def cbr(i: int, o: int, stride: int = 1, dil: int = 1) -> nn.Sequential:
+    return nn.Sequential(
+        nn.Conv2d(i, o, 3, stride, dil, dilation=dil, bias=False),
+        nn.BatchNorm2d(o),
+        nn.ReLU(inplace=True),
+    )
+
+
+class Locator(nn.Module):
+    """Stride-4 die-centre heat map, offset and size; dilated context at stride 8."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.c1, self.c2 = cbr(3, 12, 2), cbr(12, 24, 2)
+        self.deep = nn.Sequential(cbr(24, 32, 2), cbr(32, 32, 1, 2), cbr(32, 32, 1, 4))
+        self.up = nn.Upsample(scale_factor=2, mode="nearest")
+        self.mix = nn.Sequential(
+            nn.Conv2d(56, 24, 1, bias=False),
+            nn.BatchNorm2d(24),
+            nn.ReLU(inplace=True),
+            cbr(24, 24),
+        )
+        self.head = nn.Conv2d(24, 4, 1)
+        nn.init.constant_(self.head.bias, 0.0)
+        with torch.no_grad():
+            self.head.bias[0] = -4.0
+
+    def forward(self, x: torch.Tensor) -> torch.Tensor:
+        a = self.c2(self.c1(x))
+        b = self.deep(a)
+        y = self.head(self.mix(torch.cat([a, self.up(b)], 1)))
+        # offsets squashed into the cell, size and logit raw
+        return torch.cat([y[:, :1], torch.sigmoid(y[:, 1:3]), y[:, 3:]], 1)
+
+
+class ValueNet(nn.Module):
+    """32 x 32 patch -> not-a-die / 1..6."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.f = nn.Sequential(
+            cbr(3, 16),
+            nn.MaxPool2d(2),
+            cbr(16, 32),
+            nn.MaxPool2d(2),
+            cbr(32, 64),
+            nn.MaxPool2d(2),
+            cbr(64, 64),
+            nn.AdaptiveAvgPool2d(1),
+            nn.Flatten(),
+            nn.Dropout(0.1),
+            nn.Linear(64, 7),
+        )
+
+    def forward(self, x: torch.Tensor) -> torch.Tensor:
+        return self.f(x)  # type: ignore[no-any-return]
+
+
+# ----------------------------------------------------------------------------- locator data
+
+
+def locator_batch(
+    samples: list[Sample], n: int, rng: np.random.Generator
+) -> tuple[torch.Tensor, torch.Tensor, torch.Tensor, torch.Tensor]:
+    out_px = CROP // LOCATOR_STRIDE
+    imgs, heats, regs, masks = [], [], [], []
+    for _ in range(n):
+        s = samples[int(rng.integers(len(samples)))]
+        h, w = s.image.shape[:2]
+        scale = P.locator_long_side_px / max(h, w) * math.exp(rng.uniform(-0.4, 0.4))
+        angle = 90 * int(rng.integers(4)) + rng.uniform(-12, 12)
+        if rng.random() < 0.7 and s.dice:
+            d = s.dice[int(rng.integers(len(s.dice)))]
+            fx, fy = d.cx + rng.normal(0, 40), d.cy + rng.normal(0, 40)
+        else:
+            fx, fy = rng.uniform(0, w), rng.uniform(0, h)
+        m = cv2.getRotationMatrix2D((fx, fy), angle, scale)
+        m[0, 2] += CROP / 2 - fx
+        m[1, 2] += CROP / 2 - fy
+        if rng.random() < 0.5:  # mirror
+            m[0] = -m[0]
+            m[0, 2] += CROP
+        crop = cv2.warpAffine(
+            s.image, m, (CROP, CROP), flags=cv2.INTER_AREA, borderMode=cv2.BORDER_CONSTANT
+        )
+        imgs.append(colour_jitter(crop, rng, invert=0.1))
+        heat = np.zeros((out_px, out_px), np.float32)
+        reg = np.zeros((3, out_px, out_px), np.float32)
+        mask = np.zeros((out_px, out_px), np.float32)
+        yy, xx = np.mgrid[0:out_px, 0:out_px].astype(np.float32) + 0.5
+        for d in s.dice:
+            px, py = m @ np.array([d.cx, d.cy, 1.0])
+            u, v = px / LOCATOR_STRIDE, py / LOCATOR_STRIDE
+            size = d.size * scale
+            if not (0 <= u < out_px and 0 <= v < out_px):
+                continue
+            sigma = max(0.6, size / LOCATOR_STRIDE / 6)
+            heat = np.maximum(heat, np.exp(-((xx - u) ** 2 + (yy - v) ** 2) / (2 * sigma**2)))
+            iu, iv = int(u), int(v)
+            heat[iv, iu] = 1.0
+            reg[:, iv, iu] = (u - iu, v - iv, math.log(size / SIZE_UNIT_PX))
+            mask[iv, iu] = 1.0
+        heats.append(heat)
+        regs.append(reg)
+        masks.append(mask)
+    return (
+        to_tensor(imgs),
+        torch.from_numpy(np.stack(heats)),
+        torch.from_numpy(np.stack(regs)),
+        torch.from_numpy(np.stack(masks)),
+    )
+
+
+def locator_loss(
+    y: torch.Tensor, heat: torch.Tensor, reg: torch.Tensor, mask: torch.Tensor
+) -> torch.Tensor:
+    p = torch.sigmoid(y[:, 0]).clamp(1e-4, 1 - 1e-4)
+    pos = (heat >= 1.0).float()
+    pos_loss = -torch.log(p) * (1 - p) ** 2 * pos
+    neg_loss = -torch.log(1 - p) * p**2 * (1 - heat) ** 4 * (1 - pos)
+    npos = pos.sum().clamp(min=1)
+    focal = (pos_loss.sum() + neg_loss.sum()) / npos
+    l1 = (torch.abs(y[:, 1:] - reg) * mask[:, None]).sum() / npos
+    return focal + l1
+
+
+# ----------------------------------------------------------------------------- value data
+
+
+def value_batch(
+    samples: list[Sample], n: int, rng: np.random.Generator
+) -> tuple[torch.Tensor, torch.Tensor]:
+    """Patches as the reader cuts them: 75 % dice (a third of them where the locator put
+    them), 25 % not dice (locator false hits, near misses beside a die, anywhere)."""
+    imgs, labels = [], []
+    while len(imgs) < n:
+        s = samples[int(rng.integers(len(samples)))]
+        if not s.dice:
+            continue
+        d = s.dice[int(rng.integers(len(s.dice)))]
+        r = rng.random()
+        if r < 0.25 and s.located:
+            d = s.located[int(rng.integers(len(s.located)))]
+        if r < 0.75:
+            jitter = 0.03 if r < 0.25 else 0.06
+            cx = d.cx + rng.normal(0, jitter * d.size)
+            cy = d.cy + rng.normal(0, jitter * d.size)
+            label = d.value
+        else:
+            h, w = s.image.shape[:2]
+            if r < 0.85 and s.false_hits:
+                d = s.false_hits[int(rng.integers(len(s.false_hits)))]
+                cx = d.cx + rng.normal(0, 0.05 * d.size)
+                cy = d.cy + rng.normal(0, 0.05 * d.size)
+            elif r < 0.93:  # near miss: beside a die
+                a = rng.uniform(0, 2 * math.pi)
+                dist = rng.uniform(0.55, 1.1) * d.size
+                cx, cy = d.cx + dist * math.cos(a), d.cy + dist * math.sin(a)
+            else:  # anywhere
+                cx, cy = rng.uniform(0, w), rng.uniform(0, h)
+            near = min(math.hypot(cx - e.cx, cy - e.cy) / e.size for e in s.dice)
+            if near < 0.5:
+                continue
+            label = NOT_A_DIE
+        size = d.size * math.exp(rng.uniform(-0.15, 0.15))
+        patch = die_patch(
+            s.image, (cx, cy), size * P.crop_scale, P.crop_px, angle_deg=rng.uniform(0, 360)
+        )
+        if rng.random() < 0.5:
+            patch = patch[:, ::-1]
+        imgs.append(colour_jitter(np.ascontiguousarray(patch), rng, invert=0.15))
+        labels.append(label)
+    return to_tensor(imgs), torch.tensor(labels)
+
+
+# ----------------------------------------------------------------------------- training
+
+
+def fit(model: nn.Module, batches, steps: int, lr: float, loss_fn, log: str) -> None:  # type: ignore[no-untyped-def]
+    opt = torch.optim.AdamW(model.parameters(), lr=lr, weight_decay=1e-4)
+    sched = torch.optim.lr_scheduler.OneCycleLR(opt, max_lr=lr, total_steps=steps, pct_start=0.15)
+    model.train()
+    t0, running = time.time(), 0.0
+    for step in range(steps):
+        (*inputs,) = batches()
+        loss = loss_fn(model(inputs[0]), *inputs[1:])
+        opt.zero_grad()
+        loss.backward()
+        opt.step()
+        sched.step()
+        running = 0.98 * running + 0.02 * loss.item() if step else loss.item()
+        if step % 200 == 0 or step == steps - 1:
+            print(
+                f"{log} step {step}/{steps} loss {running:.4f} {time.time() - t0:.0f}s", flush=True
+            )
+    model.eval()
+
+
+def export(model: nn.Module, shape: tuple[int, ...], path: Path, dynamic: dict[int, str]) -> None:
+    path.parent.mkdir(parents=True, exist_ok=True)
+    torch.onnx.export(
+        model,
+        torch.zeros(shape),
+        str(path),
+        opset_version=13,
+        dynamo=False,
+        input_names=["x"],
+        output_names=["y"],
+        dynamic_axes={"x": dynamic, "y": dynamic},
+    )
+
+
+def main() -> int:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--datasets", type=Path, default=default_datasets_dir())
+    ap.add_argument("--fold", help="I/K: train without cross-validation fold I of K")
+    ap.add_argument("--out", type=Path, required=True)
+    ap.add_argument("--locator-steps", type=int, default=1000)
+    ap.add_argument("--value-steps", type=int, default=1500)
+    ap.add_argument("--threads", type=int, default=2)
+    ap.add_argument("--seed", type=int, default=0)
+    ap.add_argument("--only", choices=["locator", "value"])
+    args = ap.parse_args()
+    torch.set_num_threads(args.threads)
+    cv2.setNumThreads(1)
+    torch.manual_seed(args.seed)
+    rng = np.random.default_rng(args.seed)
+    fold = parse_fold(args.fold)
+    images = [im for name in DATASETS for im in load_dataset(args.datasets, name)]
+    if fold is not None:
+        images = [im for im in images if fold_of(im.name, fold[1]) != fold[0]]
+    by_set = {name: to_samples([im for im in images if im.dataset == name]) for name in DATASETS}
+    print({k: len(v) for k, v in by_set.items()}, flush=True)
+
+    samples = [s for name in DATASETS for s in by_set[name]]
+    weights = np.array([1 / len(by_set[name]) for name in DATASETS for _ in by_set[name]])
+
+    def balanced() -> list[Sample]:  # each data set equally often, whatever its size
+        idx = rng.choice(len(samples), size=64, p=weights / weights.sum())
+        return [samples[i] for i in idx]
+
+    if args.only != "value":
+        loc = Locator()
+        fit(
+            loc,
+            lambda: locator_batch(balanced(), 16, rng),
+            args.locator_steps,
+            4e-3,
+            locator_loss,
+            "locator",
+        )
+        export(loc, (1, 3, 320, 320), args.out / LOCATOR_FILE, {0: "n", 2: "h", 3: "w"})
+    if args.only != "locator":
+        mine(samples, args.out)
+        val = ValueNet()
+        fit(
+            val,
+            lambda: value_batch(balanced(), 96, rng),
+            args.value_steps,
+            4e-3,
+            lambda y, t: F.cross_entropy(y, t, label_smoothing=0.05),
+            "value",
+        )
+        export(val, (1, 3, P.crop_px, P.crop_px), args.out / VALUE_FILE, {0: "n"})
+    print("wrote", args.out, flush=True)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,37 @@
+"""Draw a ``Reading`` onto a copy of its frame: each die outlined (top-face corners) and
+labelled with its value and flags. Kept apart from detection, which never draws."""
+
+from __future__ import annotations
+
+import cv2
+import numpy as np
+
+from vision.reading import Reading
+
+_OK = (60, 200, 60)  # BGR: scorable
+_FLAGGED = (0, 140, 255)  # flagged but read
+_UNREADABLE = (60, 60, 230)
+
+
+def annotate(frame: np.ndarray, reading: Reading) -> np.ndarray:
+    """A BGR copy of ``frame`` with every die of ``reading`` outlined and labelled."""
+    out = frame.copy() if frame.ndim == 3 else cv2.cvtColor(frame, cv2.COLOR_GRAY2BGR)
+    if out.shape[2] == 4:
+        out = np.ascontiguousarray(out[:, :, :3])
+    thick = max(1, round(max(out.shape[:2]) / 640))
+    scale = 0.45 * thick
+    for die in reading.dice:
+        colour = _UNREADABLE if die.value is None else _FLAGGED if die.flags else _OK
+        pts = np.round(np.array(die.corners_xy)).astype(np.int32).reshape(-1, 1, 2)
+        cv2.polylines(out, [pts], True, colour, thick, cv2.LINE_AA)
+        text = "?" if die.value is None else str(die.value)
+        if die.flags:
+            text += " " + ",".join(sorted(f.value for f in die.flags))
+        x = int(min(p[0] for p in die.corners_xy))
+        y = int(min(p[1] for p in die.corners_xy)) - 3 * thick
+        org = (x, max(y, 12 * thick))
+        font = cv2.FONT_HERSHEY_SIMPLEX
+        # a dark halo under the coloured text keeps it legible on any table
+        cv2.putText(out, text, org, font, scale, (0, 0, 0), thick + 2, cv2.LINE_AA)
+        cv2.putText(out, text, org, font, scale, colour, thick, cv2.LINE_AA)
+    return out

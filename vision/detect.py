@@ -1,0 +1,139 @@
+"""``read_roll``: every die in a frame with its value, geometry, colour and flags.
+
+Pipeline: the locator network proposes die centres and sizes (``vision.locate``); each one is cut
+out as a scale-normalised patch and the value network says "not a die" or 1-6
+(``vision.classify``); the face's turn gives its corners (``vision.face``) and the body its colour
+name (``vision.colour``); :func:`_judge_flags` decides the flags. Detection never draws
+(``vision.annotate`` does).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass, replace
+
+import numpy as np
+
+from vision.classify import ValueGuess, classify, die_patch
+from vision.colour import body_colour
+from vision.face import face_angle, face_side, square_corners
+from vision.locate import Candidate, locate
+from vision.nets import U8, load_nets
+from vision.params import DetectorParams
+from vision.reading import DieFlag, DieReading, Pad, Reading
+
+_DEFAULT = DetectorParams()
+
+
+@dataclass(frozen=True)
+class DieGeometry:
+    """Everything known about one die before its flags are judged (what Vision II's cocked and
+    stacked checks get to look at)."""
+
+    candidate: Candidate  # locator output: centre, axis-aligned extent (frame px), score
+    patch: U8  # the crop_px x crop_px BGR patch the value network saw, axis-aligned
+    angle_deg: float  # turn of the top face, [-45, 45)
+    side_px: float  # top-face side in frame px
+    corners_xy: tuple[tuple[float, float], ...]  # top-face corners in frame px
+    guess: ValueGuess  # value network verdict
+
+
+def as_bgr(frame: np.ndarray) -> U8:
+    """Check a frame and return it as contiguous 3-channel uint8 BGR (grey and BGRA accepted)."""
+    if not isinstance(frame, np.ndarray):
+        raise TypeError(f"frame must be a numpy array, got {type(frame).__name__}")
+    if frame.dtype != np.uint8:
+        raise ValueError(f"frame must be uint8, got {frame.dtype}")
+    if frame.ndim == 2:
+        frame = np.repeat(frame[:, :, None], 3, axis=2)
+    elif frame.ndim != 3 or frame.shape[2] not in (3, 4):
+        raise ValueError(f"frame must be HxW, HxWx3 or HxWx4, got shape {frame.shape}")
+    elif frame.shape[2] == 4:
+        frame = frame[:, :, :3]
+    if frame.shape[0] < 8 or frame.shape[1] < 8:
+        raise ValueError(f"frame too small: {frame.shape[1]}x{frame.shape[0]}")
+    return np.ascontiguousarray(frame)
+
+
+def read_roll(
+    frame: np.ndarray, *, pad: Pad | None = None, params: DetectorParams = _DEFAULT
+) -> Reading:
+    """Every die in ``frame`` (BGR uint8, any size; no calibration needed).
+
+    With a ``pad`` dice whose centre lies outside it are flagged ``OFF_PAD``; a die whose value
+    is not confidently readable has ``value=None`` and ``UNREADABLE``.
+    """
+    image = as_bgr(frame)
+    nets = load_nets(params.models_dir)
+    with nets.lock:
+        found = locate(
+            image,
+            nets.locator,
+            long_side_px=params.locator_long_side_px,
+            threshold=params.peak_threshold,
+        )
+        found = _distinct(found, params.min_center_distance)
+        patches = [
+            die_patch(image, c.center_xy, c.size_px * params.crop_scale, params.crop_px)
+            for c in found
+        ]
+        guesses = classify(nets.value, patches)
+    dice = [
+        _geometry(c, p, g)
+        for c, p, g in zip(found, patches, guesses, strict=True)
+        if g.not_die <= params.reject_not_die
+    ]
+    readings = []
+    for die in dice:
+        value = die.guess.value if die.guess.probability >= params.min_value_confidence else None
+        reading = DieReading(
+            value=value,
+            center_xy=die.candidate.center_xy,
+            corners_xy=die.corners_xy,
+            size_px=die.side_px,
+            colour=body_colour(die.patch),
+            confidence=die.guess.probability * (1.0 - die.guess.not_die),
+        )
+        flags = _judge_flags(image, die, reading, dice, pad, params)
+        readings.append(replace(reading, flags=flags))
+    readings.sort(key=lambda d: (d.center_xy[1], d.center_xy[0]))
+    h, w = image.shape[:2]
+    return Reading(tuple(readings), (w, h))
+
+
+def _distinct(found: list[Candidate], min_distance: float) -> list[Candidate]:
+    """Drop weaker candidates closer than ``min_distance`` x the smaller size to a stronger one."""
+    kept: list[Candidate] = []
+    for c in found:  # strongest first
+        if all(
+            (c.center_xy[0] - k.center_xy[0]) ** 2 + (c.center_xy[1] - k.center_xy[1]) ** 2
+            >= (min_distance * min(c.size_px, k.size_px)) ** 2
+            for k in kept
+        ):
+            kept.append(c)
+    return kept
+
+
+def _geometry(candidate: Candidate, patch: U8, guess: ValueGuess) -> DieGeometry:
+    angle = face_angle(patch)
+    side = face_side(candidate.size_px, angle)
+    corners = square_corners(candidate.center_xy, side, angle)
+    return DieGeometry(candidate, patch, angle, side, corners, guess)
+
+
+def _judge_flags(
+    frame: U8,
+    die: DieGeometry,
+    reading: DieReading,
+    dice: Sequence[DieGeometry],
+    pad: Pad | None,
+    params: DetectorParams,
+) -> frozenset[DieFlag]:
+    """The flags of one die. Vision II adds cocked/stacked here (``vision.flags``), using the
+    die's geometry, its neighbours in ``dice`` and the frame."""
+    flags: set[DieFlag] = set()
+    if reading.value is None:
+        flags.add(DieFlag.UNREADABLE)
+    if pad is not None and not pad.contains(reading.center_xy, margin=params.off_pad_margin_px):
+        flags.add(DieFlag.OFF_PAD)
+    return frozenset(flags)

@@ -1,0 +1,55 @@
+"""Every tuning knob of the dice reader in one frozen value, with its unit.
+
+Nothing here is fitted to a particular photo or data set: the same defaults read top-down phone
+photos and oblique webcam frames. Pixel sizes are in *frame* pixels unless the name says otherwise.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+
+@dataclass(frozen=True)
+class DetectorParams:
+    """Parameters of :func:`vision.detect.read_roll`."""
+
+    locator_long_side_px: int = 320
+    """The frame is resized so its longest side is this many px before the die-centre network
+    runs (dice should then be about 12-60 px across). Larger finds smaller dice, costs time."""
+
+    peak_threshold: float = 0.3
+    """Minimum die-centre probability (0-1) of a local maximum of the centre heat map."""
+
+    min_center_distance: float = 0.45
+    """Two detections closer than this fraction of the smaller one's size are the same die."""
+
+    crop_scale: float = 1.0
+    """Side of the square patch handed to the value classifier, as a multiple of the die's
+    located size (its axis-aligned extent)."""
+
+    crop_px: int = 32
+    """Side in px of the patch the value classifier sees (fixed by the shipped model)."""
+
+    reject_not_die: float = 0.5
+    """A located candidate is dropped when the classifier's "not a die" probability exceeds this."""
+
+    min_value_confidence: float = 0.55
+    """Below this value probability (0-1) the die is reported with ``value=None`` and
+    ``UNREADABLE`` rather than guessed."""
+
+    off_pad_margin_px: float = 0.0
+    """A die centre this many px outside a calibrated pad still counts as on it."""
+
+    models_dir: str | None = None
+    """Folder holding ``locator.onnx`` and ``value.onnx``; ``None`` means the shipped models in
+    ``vision/models`` (other folders are for cross-validation and retrained models)."""
+
+    def __post_init__(self) -> None:
+        if not 64 <= self.locator_long_side_px <= 2048:
+            raise ValueError("locator_long_side_px must be within 64..2048")
+        for name in ("peak_threshold", "reject_not_die", "min_value_confidence"):
+            value = getattr(self, name)
+            if not 0.0 <= value <= 1.0:
+                raise ValueError(f"{name} must be within 0..1, got {value}")
+        if self.crop_px < 8 or self.crop_scale <= 0 or self.min_center_distance < 0:
+            raise ValueError("crop_px >= 8, crop_scale > 0 and min_center_distance >= 0 needed")
