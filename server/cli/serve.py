@@ -14,6 +14,7 @@ import dataclasses
 import logging
 import os
 import signal
+import socket
 import sys
 import threading
 from collections.abc import Callable
@@ -64,6 +65,14 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         "none = manual entry only",
     )
     parser.add_argument(
+        "--stall-timeout",
+        type=float,
+        default=60.0,
+        metavar="S",
+        help="cut a connection whose phone has not taken any data for S seconds (default 60; "
+        "frees its thread and live-feed slot)",
+    )
+    parser.add_argument(
         "--max-clients",
         type=int,
         default=200,
@@ -112,19 +121,9 @@ def run(args: argparse.Namespace) -> int:
         parts.close()
         print(f"dicepad serve: cannot listen on {args.host}:{args.port}: {exc}", file=sys.stderr)
         return 1
+    # Not a create_server() keyword: applied to each accepted connection from here on.
+    server.adj.socket_options = _socket_options(args.stall_timeout)
     url = f"http://{args.host}:{server.effective_port}"
-    print(f"dicepad: data in {config.data_dir}; camera {config.camera}", flush=True)
-    print(f"dicepad: listening on {url}", flush=True)
-    from hardware.sources import SpecError
-    from server.pad_api import start_pad_service
-
-    try:
-        pad = start_pad_service(app)  # None with --camera none: manual entry only
-    except SpecError as exc:
-        server.close()
-        parts.close()
-        print(f"dicepad serve: {exc}", file=sys.stderr)
-        return 2
 
     notifier = Notifier.from_environ()
     stop = threading.Event()
@@ -137,14 +136,26 @@ def run(args: argparse.Namespace) -> int:
         parts.feed.close()  # live streams end, so their worker threads come back
         raise SystemExit(0)  # waitress's loop turns this into an orderly shutdown
 
+    # Installed before we say we listen: a SIGTERM from then on always stops cleanly.
     signal.signal(signal.SIGTERM, on_signal)
     signal.signal(signal.SIGINT, on_signal)
-    watchdog = threading.Thread(
-        target=_watchdog, args=(notifier, parts.health.healthy, stop), daemon=True
-    )
-    watchdog.start()
-    notifier.ready(f"listening on {url}")
+    pad: Any = None
     try:
+        print(f"dicepad: data in {config.data_dir}; camera {config.camera}", flush=True)
+        print(f"dicepad: listening on {url}", flush=True)
+        from hardware.sources import SpecError
+        from server.pad_api import start_pad_service
+
+        try:
+            pad = start_pad_service(app)  # None with --camera none: manual entry only
+        except SpecError as exc:
+            print(f"dicepad serve: {exc}", file=sys.stderr)
+            return 2
+        watchdog = threading.Thread(
+            target=_watchdog, args=(notifier, parts.health.healthy, stop), daemon=True
+        )
+        watchdog.start()
+        notifier.ready(f"listening on {url}")
         server.run()
     finally:
         stop.set()
@@ -152,8 +163,19 @@ def run(args: argparse.Namespace) -> int:
             pad.stop()
         server.close()
         parts.close()
-    print("dicepad: stopped", flush=True)
+        print("dicepad: stopped", flush=True)
     return 0
+
+
+def _socket_options(stall_timeout: float) -> list[tuple[int, int, int]]:
+    """Waitress's TCP_NODELAY plus, on Linux, TCP_USER_TIMEOUT: the kernel aborts a connection
+    whose sent data stays unacknowledged (or whose window stays shut) that long, so a phone
+    that stopped reading cannot hold a server thread forever."""
+    options = [(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)]
+    user_timeout = getattr(socket, "TCP_USER_TIMEOUT", None)
+    if user_timeout is not None and stall_timeout > 0:
+        options.append((socket.IPPROTO_TCP, user_timeout, int(stall_timeout * 1000)))
+    return options
 
 
 def _watchdog(notifier: Notifier, healthy: Callable[[], bool], stop: threading.Event) -> None:
