@@ -9,6 +9,7 @@ so the re-roll paths show too. Everything is seeded: the same seed gives the sam
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import replace
 
 import numpy as np
@@ -59,17 +60,20 @@ class DemoSource(FrameSource):
         self.throws = 1
         """Throws started so far (the current one included)."""
         self.truth: synth.FrameTruth | None = None
+        self.wanted: Callable[[], int | None] | None = None
+        """Optional: how many dice the table waits for (the pad service sets it), so the next
+        throw brings or leaves dice to match, as a player following the scoreboard would."""
 
     def describe(self) -> str:
         return f"demo: synthetic throws, seed {self.seed} ({self.size[0]}×{self.size[1]})"
 
     def _plan(
-        self, base: synth.Scene | None, before: tuple[synth.DieSpec, ...]
+        self, base: synth.Scene | None, before: tuple[synth.DieSpec, ...], n: int | None = None
     ) -> synth.ThrowSequence:
         throw = synth.throw_sequence(
             self._rng,
             base=base,
-            n_dice=len(before) or self.n_dice,
+            n_dice=n or len(before) or self.n_dice,
             before=before,
             size=self.size,
             fps=self._fps or 30.0,
@@ -123,7 +127,12 @@ class DemoSource(FrameSource):
         self._check_open()
         stamp = self._pacer.wait(timeout)
         if self._index >= len(self._throw):
-            self._throw = self._plan(self._throw.base, self._throw.remaining)
+            before = self._throw.remaining
+            want = self.wanted() if self.wanted is not None else None
+            n = None
+            if want is not None and want != len(before) and 1 <= want <= 10:
+                before, n = before[:want], want  # extra dice are taken off, missing ones brought
+            self._throw = self._plan(self._throw.base, before, n)
             self._index = 0
             self.throws += 1
         shot = self._throw.frame(self._index)

@@ -182,6 +182,20 @@ def _choose(game: Game[Any], plans: list[_Plan]) -> tuple[_Plan | None, list[_Pl
     return None, [p for w, p in scored if w == best]
 
 
+def dice_wanted(game: Game[Any], state: Any) -> int | None:
+    """How many dice the next throw should have: what the table waits for, or after a keep
+    is due, the count left by the best keep (so the demo camera plays along with the game);
+    None when no throw is expected."""
+    plans = _plans(game, state, game.expecting(state))
+    if not plans:
+        return None
+    if plans[0].prefix:
+        worth = [keep_worth(game, p.state) or () for p in plans]
+        plans = [p for _, p in sorted(zip(worth, plans, strict=True), key=lambda wp: wp[0])]
+        return plans[-1].expecting.dice
+    return plans[0].expecting.dice
+
+
 def _kept_dice(action: Action) -> tuple[int, ...]:
     return tuple(getattr(action, "dice", ()))
 

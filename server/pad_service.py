@@ -36,12 +36,13 @@ import numpy as np
 
 from hardware.buttons import ButtonConfig, ButtonEvent, Buttons, open_buttons
 from hardware.clock import REAL_CLOCK, Clock
+from hardware.demo import DemoSource
 from hardware.frames import Frame
 from hardware.supervisor import Backoff, CameraState, CameraStatus, CameraSupervisor, Opener
 from scoring.actions import Action, Bank, Roll, Stand, Undo
 from scoring.errors import IllegalActionError
 from server.health import Health
-from server.pad_decide import Decision, Notice, NoticeKind, decide
+from server.pad_decide import Decision, Notice, NoticeKind, decide, dice_wanted
 from server.pad_truth import reading_from_truth, source_truth
 from server.tables import TableService, UnknownTableError
 from vision.reading import Pad, Reading
@@ -243,6 +244,7 @@ class PadService:
             self._show_camera()
         if frame is None:
             return None
+        self._guide_demo()
         return self.process(frame)
 
     def pump(self, frames: int, *, timeout: float = 0.5) -> list[Throw]:
@@ -369,6 +371,21 @@ class PadService:
     def pending_snapshot(self, table: str) -> bytes | None:
         """The JPEG of the throw a table is asked to confirm, if any."""
         return self._pending.get(table)
+
+    def _guide_demo(self) -> None:
+        """Let the demo camera throw as many dice as the table on the pad waits for."""
+        source = self.supervisor.source
+        demo = getattr(source, "inner", source)
+        if isinstance(demo, DemoSource) and demo.wanted is None:
+            demo.wanted = self.dice_wanted
+
+    def dice_wanted(self) -> int | None:
+        """How many dice the table on the pad waits for (see :func:`pad_decide.dice_wanted`)."""
+        table = self.table_on_pad()
+        if table is None:
+            return None
+        game = self.tables.game_of(table)
+        return dice_wanted(game, game.state_from_json(self.tables.view(table)["state"]))
 
     # -- which table --------------------------------------------------------------------------
 

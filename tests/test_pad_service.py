@@ -34,7 +34,7 @@ from server.config import Config
 from server.feed import Feed
 from server.health import Health
 from server.pad_api import attach, start_pad_service
-from server.pad_decide import Decision, NoticeKind, decide, split_standing
+from server.pad_decide import Decision, NoticeKind, decide, dice_wanted, split_standing
 from server.pad_script import ScriptedSource, ThrowPlan, ThrowScript
 from server.pad_service import PadService, encode_snapshot, vision_reader
 from server.pad_truth import reading_from_truth, source_truth
@@ -676,6 +676,16 @@ def test_wrong_counts_and_other_moments_are_notices() -> None:
     assert d.notice.kind is NoticeKind.IGNORED
 
 
+def test_dice_wanted_for_the_next_throw() -> None:
+    game = games.find("bolo")
+    state = game.new(players=["Ann"])
+    assert dice_wanted(game, state) == 5
+    state = game.apply(state, Roll((1, 5, 2, 3, 3)))
+    assert dice_wanted(game, state) == 3  # after the best keep, 1 5 (150)
+    gords = games.find("gords")
+    assert dice_wanted(gords, gords.new(players=["A", "B"])) is None  # bidding
+
+
 def test_standing_dice_that_moved_mean_a_full_rethrow() -> None:
     standing = (die(1, 10.0), die(5, 60.0))
     assert split_standing((die(5, 62.0), die(1, 11.0), die(3, 200.0)), standing) == (
@@ -739,9 +749,11 @@ def test_demo_camera_without_models_reads_the_renderers_truth(rigs: Callable[...
         throw = svc.step()
         if throw is not None:
             throws.append(throw)
-        if len(throws) == 2:
+        if len(throws) == 3:
             break
-    assert [t.error for t in throws] == [None, None]
+    assert [t.error for t in throws] == [None, None, None]
     assert all(t.reading is not None and t.reading.dice for t in throws)
+    # the demo throws as many dice as the table waits for, so its throws become actions
+    assert [t.applied != () for t in throws] == [True, True, True]
     assert rig.tables.log(table)[0]["action"]["type"] == "roll"
     svc.stop()
