@@ -228,7 +228,7 @@ def test_a_phone_refused_by_a_full_feed_follows_by_polling(tmp_path: Path, brows
         small.stop()
 
 
-def test_the_pin_holder_fixes_a_die_is_refused_an_illegal_fix_and_undoes(
+def test_the_pin_holder_fixes_a_die_is_refused_an_illegal_fix_undoes_and_rerolls(
     server: Server, browser: Any
 ) -> None:
     table_id = server.call(
@@ -269,6 +269,16 @@ def test_the_pin_holder_fixes_a_die_is_refused_an_illegal_fix_and_undoes(
     assert sorted(view["state"]["current_roll"]) == [1, 1, 1, 2, 5, 6]
     assert page.is_hidden("#message")
     keeper.shot("control-after-undo")
+    # one die cocked: tap it, send the re-roll, throw it again
+    page.click('#reroll [data-reroll-pick="6"]')
+    page.click('#reroll [data-reroll="cocked"]')
+    page.wait_for_selector('#board-body .board-part[data-seq="5"]')
+    assert "Re-roll 1 die" in page.inner_text(".status .reroll")
+    page.click('#entry [data-face="3"]')
+    page.click("#send-roll")
+    page.wait_for_selector('#board-body .board-part[data-seq="6"]')
+    state = server.call("GET", f"/api/tables/{table_id}")["state"]
+    assert sorted(state["current_roll"]) == [1, 1, 1, 2, 3, 5]
     keeper.close(expected=("status of 409",))  # the refused fix, as the browser logs it
 
 

@@ -227,6 +227,14 @@ def test_the_table_list_and_qr_codes(client: FlaskClient) -> None:
     assert client.get("/t/nosuch/qr.svg").status_code == 404
 
 
+def test_finished_games_are_listed_after_the_ones_in_play(app: Flask, client: FlaskClient) -> None:
+    ended = new_table(client, "bolo", players=["Ann", "Bob"])
+    act(client, ended, {"type": "end"})
+    playing = new_table(client, "gords", players=["Ann", "Bob"])
+    page = html(client.get("/"))
+    assert page.index(f'href="/t/{playing}"') < page.index("Finished") < page.index(ended)
+
+
 def test_an_unknown_table_is_a_friendly_404_page(client: FlaskClient) -> None:
     for path in ("/t/nosuch", "/t/nosuch/board", "/t/nosuch/kiosk"):
         r = client.get(path)
@@ -342,6 +350,7 @@ def test_login_logout_and_the_controls(client: FlaskClient) -> None:
     assert page.index("[1, 1, 1, 5]") < page.index("[1, 1, 1]")
     assert "1,050" in page
     assert 'data-fix-index="5"' in page  # the last roll's dice can be fixed
+    assert 'data-reroll="cocked"' in page  # and thrown again when cocked
     assert 'data-action=\'{"type": "undo"}\'' in page
     assert "Scorekeeper" not in html(client.get(f"/t/{table}/kiosk"))
     r = client.post("/logout", data={"csrf": csrf, "next": f"/t/{table}"})

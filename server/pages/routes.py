@@ -83,15 +83,20 @@ def _to_login() -> BaseResponse:
 # -- table list ---------------------------------------------------------------------------
 
 
+FINISHED_SHOWN = 12  #: finished games listed under the ones in play (the wall keeps the rest)
+
+
 @bp.get("/")
 def index() -> str:
-    return render_template("index.html", tables=dicepad().tables.summaries())
+    tables = dicepad().tables.summaries()
+    return render_template("index.html", tables=tables, finished_shown=FINISHED_SHOWN)
 
 
 @bp.get("/tables.part")
 def table_list() -> str:
     """The table list alone: the index page refreshes it in place."""
-    return render_template("_table_list.html", tables=dicepad().tables.summaries())
+    tables = dicepad().tables.summaries()
+    return render_template("_table_list.html", tables=tables, finished_shown=FINISHED_SHOWN)
 
 
 @bp.get("/t/<table_id>/qr.svg")

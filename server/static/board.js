@@ -229,6 +229,12 @@
       form.querySelectorAll("[data-bid-face]").forEach((b) => {
         b.classList.toggle("selected", b === target);
       });
+    } else if (d.rerollPick !== undefined) {
+      target.classList.toggle("selected");
+    } else if (d.reroll) {
+      const picked = Array.from(document.querySelectorAll("#reroll [data-reroll-pick].selected"))
+        .map((b) => Number(b.dataset.rerollPick));
+      post({ type: "reroll", dice: picked, reason: d.reroll });
     } else if (d.fixIndex !== undefined) {
       fixIndex = Number(d.fixIndex);
       document.querySelectorAll("#fix [data-fix-index]").forEach((b) => {
