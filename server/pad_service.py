@@ -301,12 +301,15 @@ class PadService:
 
     def _decide_and_apply(self, frame: Frame, table: str, reading: Reading) -> Throw:
         tables = self.tables
-        view = tables.view(table)
         game = tables.game_of(table)
-        state = game.state_from_json(view["state"])
-        left = self._standing.get(table)
-        standing = left.decision.standing if left is not None and left.seq == view["seq"] else ()
-        decision = decide(game, state, reading, standing=standing)
+        for _ in range(3):  # decide again if a phone acted while we decided
+            view = tables.view(table)
+            state = game.state_from_json(view["state"])
+            left = self._standing.get(table)
+            standing = left.decision.standing if left and left.seq == view["seq"] else ()
+            decision = decide(game, state, reading, standing=standing)
+            if tables.view(table)["seq"] == view["seq"]:
+                break
         jpeg: bytes | None = None
         needs_photo = decision.notice is not None and decision.notice.kind in (
             NoticeKind.CONFIRM,
