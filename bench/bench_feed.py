@@ -5,8 +5,10 @@ For each N (default 50, 100, 200) a fresh ``dicepad serve`` process is started o
 loop in this process, so the clients do not fight the server for threads) connect to one
 table; then actions are posted one at a time. For each action we measure the time from just
 before the POST is sent until the LAST client has received its event ("action to every
-client"), and also every single delivery. The server's resident memory (VmRSS and peak VmHWM)
-is read from /proc at the end.
+client"), every single delivery ("one"), and the POST round trip itself (validation, the
+fsync'd SQLite commit, the broadcast: when "every" has a long tail and "POST" has the same
+one, the server was starved or the disk stalled, not the fan-out). The server's resident
+memory (VmRSS, peak VmHWM) and its CPU time per action (user+system) come from /proc.
 
 Targets (issue 6): p99 action-to-every-client <= 100 ms at 200 clients; server RSS <= 150 MB.
 
@@ -158,9 +160,11 @@ async def measure(
     if failed:
         raise SystemExit(f"{len(failed)} clients failed to connect: {failed[0]}")
     sent: dict[int, float] = {}
+    posts: list[float] = []  # POST round trips: validation + the fsync'd commit + broadcast
     for _ in range(actions):
         t0 = time.perf_counter()
         reply = await asyncio.to_thread(call, port, "POST", f"/api/tables/{table}/actions", BLOW)
+        posts.append(time.perf_counter() - t0)
         seq = reply["seq"]
         sent[seq] = t0
         deadline = time.perf_counter() + 10
@@ -179,7 +183,7 @@ async def measure(
         single.extend(arrived)
         if len(arrived) == len(got):
             every.append(max(arrived))
-    return {"every": every, "single": single, "lost": lost}
+    return {"every": every, "single": single, "lost": lost, "posts": posts}
 
 
 def run_one(clients: int, actions: int, interval: float) -> dict[str, Any]:
@@ -217,7 +221,8 @@ def main() -> int:
     args = parser.parse_args()
     print(f"dicepad live feed, loopback, {args.actions} actions per run, "
           f"{os.cpu_count()} CPUs, python {sys.version.split()[0]}")  # fmt: skip
-    header = (f"{'clients':>7} {'every p50':>10} {'every p99':>10} {'every max':>10} "
+    header = (f"{'clients':>7} {'POST p50':>9} {'POST p99':>9} "
+              f"{'every p50':>10} {'every p99':>10} {'every max':>10} "
               f"{'one p50':>8} {'one p99':>8} {'lost':>5} {'dropped':>7} "
               f"{'RSS idle':>9} {'RSS':>7} {'RSS peak':>9}  CPU/action user+sys")  # fmt: skip
     print(header)
@@ -227,7 +232,9 @@ def main() -> int:
         every, single = r["every"], r["single"]
         ms = lambda v: f"{v * 1000:8.1f}ms"  # noqa: E731
         mb = lambda kb: f"{kb / 1024:6.1f}MB"  # noqa: E731
-        print(f"{n:>7} {ms(statistics.median(every)):>10} {ms(pct(every, 0.99)):>10} "
+        posts = r["posts"]
+        print(f"{n:>7} {ms(statistics.median(posts))[1:]:>9} {ms(pct(posts, 0.99))[1:]:>9} "
+              f"{ms(statistics.median(every)):>10} {ms(pct(every, 0.99)):>10} "
               f"{ms(max(every)):>10} {ms(statistics.median(single))[2:]:>8} "
               f"{ms(pct(single, 0.99))[2:]:>8} {r['lost']:>5} {r['health']['dropped']:>7} "
               f"{mb(r['idle']['VmRSS']):>9} {mb(r['mem']['VmRSS']):>7} "
