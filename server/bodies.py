@@ -36,7 +36,7 @@ def json_body(request: Request) -> Any:
     raw = request.get_data(cache=True)
     try:
         return json.loads(raw, parse_constant=_no_constants)
-    except (UnicodeDecodeError, json.JSONDecodeError) as exc:
+    except ValueError as exc:  # also a number too long to convert (Python's 4300 digits)
         raise BodyError(f"the body is not valid JSON: {exc}") from None
     except RecursionError:
         raise BodyError("the body is nested too deeply") from None

@@ -114,6 +114,7 @@ def run(args: argparse.Namespace) -> int:
             threads=config.max_feed_clients + EXTRA_THREADS,
             connection_limit=config.max_feed_clients + EXTRA_CONNECTIONS,
             outbuf_high_watermark=OUTBUF_HIGH_WATERMARK,
+            max_request_body_size=config.max_content_length,  # 413 before spooling to disk
             asyncore_use_poll=True,
             ident="dicepad",
         )
