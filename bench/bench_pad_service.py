@@ -17,6 +17,7 @@ renderer's ground truth (said in the output): the latter measures the service al
 from __future__ import annotations
 
 import argparse
+import os
 import statistics
 import tempfile
 import time
@@ -94,9 +95,11 @@ def latency(throws: int, fps: float, size: tuple[int, int], use_vision: bool) ->
         f"latency, rest frame -> roll in the log ({throws} throws, {size[0]}x{size[1]} "
         f"at {fps:g} fps, reader: {'vision' if use_vision else 'ground truth'}):"
     )
+    p90 = statistics.quantiles(total, n=10)[-1] if len(total) > 1 else total[0]
     print(
-        f"  median {statistics.median(total) * ms:6.1f} ms   max {max(total) * ms:6.1f} ms"
-        f"   (target <= 300 ms)"
+        f"  median {statistics.median(total) * ms:6.1f} ms   p90 {p90 * ms:6.1f} ms   "
+        f"max {max(total) * ms:6.1f} ms   (target <= 300 ms; load average "
+        f"{os.getloadavg()[0]:.1f} on {os.cpu_count()} cores)"
     )
     print(
         f"  stillness window median {statistics.median(still) * ms:6.1f} ms"
