@@ -280,7 +280,8 @@ def test_an_evening_of_bolo_from_the_camera(rigs: Callable[..., Rig]) -> None:
 
 
 @pytest.mark.skipif(
-    not (MODELS / "locator.onnx").is_file(), reason="vision models not installed (train_vision)"
+    not (MODELS / "locator.onnx").is_file() or not (MODELS.parent / "flags_model.npz").is_file(),
+    reason="vision models (train_vision, train_flags) not installed",
 )
 def test_an_evening_of_bolo_read_by_vision(rigs: Callable[..., Rig]) -> None:
     rig = rigs(EVENING, size=(640, 480), reader="vision")
