@@ -29,6 +29,8 @@ def create_app(config: Config) -> Flask:
     config.data_dir.mkdir(mode=0o700, parents=True, exist_ok=True)
     app = Flask(__name__)
     app.config.update(
+        DEBUG=False,  # whatever FLASK_DEBUG says: no debugger, no tracebacks, ever
+        TESTING=False,
         SECRET_KEY=load_or_create_secret(config.data_dir / SECRET_FILE),
         MAX_CONTENT_LENGTH=config.max_content_length,
         SESSION_COOKIE_NAME="dicepad_session",

@@ -202,7 +202,19 @@ class PinAuth:
     @property
     def version(self) -> int:
         """Changes whenever the PIN does; a session is bound to the version it logged in at."""
+        self._refresh()
         return self._version
+
+    def _refresh(self) -> None:
+        """Pick up a PIN changed by another process (``dicepad pin`` while the server runs):
+        the old PIN and every session end at once, without a restart."""
+        version = int(self._store.setting(PIN_VERSION) or 0)
+        if version == self._version:
+            return
+        stored = self._store.setting(PIN_HASH)
+        with self._lock:
+            self._hash = PinHash.decode(stored) if stored else None
+            self._memo, self._version = None, version
 
     def _store_pin(self, pin: str) -> None:
         new = PinHash.make(pin, n=self._n)
@@ -225,6 +237,7 @@ class PinAuth:
         """Constant-time comparison with the stored PIN (no rate limit: see :meth:`attempt`)."""
         if len(pin) > MAX_PIN:
             return False
+        self._refresh()
         with self._lock:
             memo, stored = self._memo, self._hash
         if memo is not None:

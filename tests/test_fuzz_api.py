@@ -231,14 +231,22 @@ class Attack:
     body: Body
 
 
+def _pick(data: st.DataObject, choices: list[Any]) -> Any:
+    """One of ``choices``, whose length depends on the app's state: Hypothesis must make the
+    same draws whatever that state is, so draw an index and wrap it."""
+    i = data.draw(st.integers(0, 255))
+    return choices[i % len(choices)] if choices else None
+
+
 def _table_ref(data: st.DataObject, app: Flask) -> str:
     summaries = dicepad(app).tables.summaries()
     live = [t["table"] for t in summaries if not t["over"]]
-    if live and _often(data, 7):
-        return data.draw(st.sampled_from(live))
-    if _often(data, 7):
-        return data.draw(st.sampled_from([t["table"] for t in summaries]))
-    return data.draw(st.text(min_size=1, max_size=12).filter(lambda s: "/" not in s))
+    want_live, want_real = _often(data, 7), _often(data, 7)
+    some_live, some_table = _pick(data, live), _pick(data, [t["table"] for t in summaries])
+    junk = data.draw(st.text(min_size=1, max_size=12).filter(lambda s: "/" not in s))
+    if want_live and some_live:
+        return str(some_live)
+    return str(some_table) if want_real and some_table else junk
 
 
 def _often(data: st.DataObject, tenths: int) -> bool:
@@ -261,7 +269,8 @@ def attacks(app: Flask, data: st.DataObject) -> Attack:
             values[name] = data.draw(st.integers(0, 2**40))
         elif name == "record_id":
             ids = [r.id for r in dicepad(app).records.wall(include_hidden=True, limit=20)]
-            values[name] = data.draw(st.sampled_from([*ids, "nope"]) | st.text(min_size=1))
+            real, junk_id = _pick(data, [*ids, "nope"]), data.draw(st.text(min_size=1))
+            values[name] = real if _often(data, 6) else junk_id
         else:  # static files and anything added later
             values[name] = data.draw(st.sampled_from(["dicepad.css", "../app.py"]) | st.text())
     junk = None
@@ -280,7 +289,7 @@ def attacks(app: Flask, data: st.DataObject) -> Attack:
                 ]
             )
         )
-    own = sorted(rule.methods or {"GET"})
+    own = sorted((rule.methods or set()) - {"HEAD", "OPTIONS"}) or ["GET"]
     method = data.draw(st.sampled_from(own if _often(data, 8) else METHODS))
     query = data.draw(
         st.dictionaries(
@@ -352,31 +361,27 @@ def attacks(app: Flask, data: st.DataObject) -> Attack:
             )
         )
     if rule.endpoint == "api.post_action" and _often(data, 7):
-        body = Body("json", data.draw(_legal(app, values.get("table_id"))))
+        body = Body("json", _fitting_action(data, app, values.get("table_id")))
     else:
         body = data.draw(BODIES)
     return Attack(index, values, junk, method, query, pin, address, headers, content_type, body)
 
 
-def _legal(app: Flask, table_id: object) -> st.SearchStrategy[Any]:
-    """Actions that fit what the table expects now (so that play moves on): what it lists as
-    legal (but not ``end``), or a throw of as many dice as it waits for."""
+def _fitting_action(data: st.DataObject, app: Flask, table_id: object) -> Any:
+    """An action that fits what the table expects now (so that play moves on): a throw of as
+    many dice as it waits for, one it lists as legal (not ``end``), or any action."""
+    dice = data.draw(st.lists(st.integers(1, 6), min_size=6, max_size=6))
+    choice = data.draw(st.integers(0, 2))
+    anything = data.draw(ACTIONS)
     tables = dicepad(app).tables
     if not isinstance(table_id, str) or table_id not in tables:
-        return ACTIONS
+        return anything
     view = tables.view(table_id)
-    legal = [a for a in view["legal"] if a["type"] != "end"]
-    expecting = view["expecting"]
-    n = expecting.get("dice") or 0
-    kind = expecting.get("action")
-    options: list[st.SearchStrategy[Any]] = []  # the first is what Hypothesis tries most
-    if kind in ("roll", "reveal", "reroll") and 1 <= n <= 6:
-        dice = st.lists(st.integers(1, 6), min_size=n, max_size=n)
-        options.append(st.builds(lambda d: {"type": kind, "dice": d}, dice))
-    if legal:
-        options.append(st.sampled_from(legal))
-    options.append(ACTIONS)
-    return st.one_of(options)
+    listed = _pick(data, [a for a in view["legal"] if a["type"] != "end"])
+    kind, n = view["expecting"].get("action"), view["expecting"].get("dice") or 0
+    throw = {"type": kind, "dice": dice[:n]} if kind in ("roll", "reveal") and n <= 6 else None
+    options = [o for o in (throw, listed, anything) if o is not None]
+    return options[min(choice, len(options) - 1)]
 
 
 def _rules(app: Flask) -> list[Rule]:

@@ -70,8 +70,14 @@ def _csrf(exc: CsrfError) -> Response:
 
 
 def _local(target: str | None) -> str:
-    """A redirect target only if it stays on this site."""
-    if target and target.startswith("/") and not target.startswith(("//", "/\\")):
+    """A redirect target only if it stays on this site. No control characters: browsers
+    drop tabs and newlines from a URL, so slash-tab-slash-evil would be ``//evil``."""
+    if (
+        target
+        and target.isprintable()
+        and target.startswith("/")
+        and not target.startswith(("//", "/\\"))
+    ):
         return target
     return url_for("pages.index")
 
