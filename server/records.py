@@ -1,9 +1,11 @@
 """The high-roll wall: records derived from the games' highlights over the standing actions.
 
 Records are derived data. They are written in the same transaction as the event that made
-them, re-derived for the whole table when an undo or a fix changes what stands (so an undone
-roll never stays on the wall), and rebuilt from every log at start. Hiding a record is the
-PIN holder's decision and is stored apart, so it survives every rebuild.
+them, re-derived for the whole table when an undo, a fix or a re-roll changes what stands (so
+an undone roll never stays on the wall), and rebuilt from every log at start. A roll taken
+back by the ``reroll`` right after it (cocked, stacked or sloppy dice) never happened as far
+as the wall is concerned: every engine models that re-roll as replacing the throw just made.
+Hiding a record is the PIN holder's decision and is stored apart, so it survives every rebuild.
 """
 
 from __future__ import annotations
@@ -12,6 +14,7 @@ from collections.abc import Callable, Sequence
 from datetime import datetime
 from typing import Any
 
+from scoring.actions import Reroll, Roll
 from scoring.errors import IllegalActionError
 from scoring.game import Game, Highlight
 from server.standing import Standing, last_roll
@@ -63,12 +66,23 @@ def replay_with_records(
             after = game.apply(state, entry.action)
         except IllegalActionError as exc:
             raise IllegalActionError(f"event {entry.seq} ({entry.action.type}): {exc}") from None
+        taken_back = taken_back_by(done, entry)
+        if taken_back is not None:
+            rows = [r for r in rows if r.seq != taken_back]
         done.append(entry)
         found = game.highlights(state, entry.action, after)
         if found:
             rows.extend(record_rows(game.name, table_id, entry, found, last_roll(done)))
         state = after
     return state, rows
+
+
+def taken_back_by(done: Sequence[Standing], entry: Standing) -> int | None:
+    """The log seq of the roll ``entry`` takes back: a ``reroll`` right after a standing roll
+    (the dice are thrown again, so nothing that roll made may stand), else ``None``."""
+    if isinstance(entry.action, Reroll) and done and isinstance(done[-1].action, Roll):
+        return done[-1].seq
+    return None
 
 
 class RecordNotFoundError(LookupError):

@@ -26,7 +26,7 @@ from scoring.game import Game, Highlight
 from scoring.history import apply_logged
 from scoring.rules import parse_rules, rules_to_json
 from server.feed import Feed, Stream, sse
-from server.records import record_rows, replay_with_records
+from server.records import record_rows, replay_with_records, taken_back_by
 from server.standing import Standing, last_roll, resolve
 from server.store import SOURCES, EventRow, RecordRow, Store, TableRow
 
@@ -299,16 +299,21 @@ class TableService:
             seq = live.seq + 1
             at = self._now()
             entry = Standing(seq, at, action, snapshot is not None)
+            highlights: tuple[Highlight, ...] = ()
             if isinstance(action, Undo | Fix):
                 standing = resolve([*live.standing, entry])
-                _, records = replay_with_records(game, table_id, live.start, standing)
-                highlights: tuple[Highlight, ...] = ()
-                replace = True
             else:
                 standing = [*live.standing, entry]
                 highlights = tuple(game.highlights(before, action, after))
+            # Undo, fix and a re-roll (which takes back the throw just made) change what
+            # stands: the table's records are derived again; anything else only adds.
+            replace = isinstance(action, Undo | Fix) or (
+                taken_back_by(live.standing, entry) is not None
+            )
+            if replace:
+                _, records = replay_with_records(game, table_id, live.start, standing)
+            else:
                 records = record_rows(game.name, table_id, entry, highlights, last_roll(standing))
-                replace = False
             event = EventRow(
                 table_id, seq, at, source, action.type, action.to_json(), snapshot is not None
             )
