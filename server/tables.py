@@ -12,6 +12,7 @@ it was before the restart.
 
 from __future__ import annotations
 
+import logging
 import secrets
 import threading
 from collections.abc import Callable, Mapping, Sequence
@@ -29,6 +30,8 @@ from server.feed import Feed, Stream, sse
 from server.records import record_rows, replay_with_records, taken_back_by
 from server.standing import Standing, last_roll, resolve
 from server.store import SOURCES, EventRow, RecordRow, Store, TableRow
+
+log = logging.getLogger(__name__)
 
 ID_ALPHABET = "23456789abcdefghjkmnpqrstuvwxyz"  # no 0/o, 1/l/i: read aloud, typed on a phone
 ID_LENGTH = 6
@@ -112,6 +115,7 @@ class TableService:
         self._keepalive = keepalive_seconds
         self._lock = threading.Lock()  # guards the dict, never held while applying
         self._live: dict[str, _Live] = {}
+        self._created: list[Callable[[dict[str, Any]], object]] = []
 
     # -- start ----------------------------------------------------------------------------
 
@@ -262,7 +266,19 @@ class TableService:
         live.view = self._view(live)
         with self._lock:
             self._live[table_id] = live
+            listeners = list(self._created)
+        for listener in listeners:
+            try:
+                listener(live.view)
+            except Exception:  # an observer never fails the creation (the table exists)
+                log.exception("a table-created listener failed")
         return live.view
+
+    def on_create(self, listener: Callable[[dict[str, Any]], object]) -> None:
+        """Call ``listener(view)`` after each new table (e.g. the coach warm-up, which must
+        return at once: it runs in the creating request)."""
+        with self._lock:
+            self._created.append(listener)
 
     # -- the one path ---------------------------------------------------------------------
 

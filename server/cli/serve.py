@@ -141,11 +141,15 @@ def run(args: argparse.Namespace) -> int:
     signal.signal(signal.SIGTERM, on_signal)
     signal.signal(signal.SIGINT, on_signal)
     pad: Any = None
+    coach: Any = None
     try:
         print(f"dicepad: data in {config.data_dir}; camera {config.camera}", flush=True)
         print(f"dicepad: listening on {url}", flush=True)
         from hardware.sources import SpecError
+        from server.coach_warm import start_coach_warmup
         from server.pad_api import start_pad_service
+
+        coach = start_coach_warmup(app)  # background: the first hints need no solve
 
         try:
             pad = start_pad_service(app)  # None with --camera none: manual entry only
@@ -162,6 +166,8 @@ def run(args: argparse.Namespace) -> int:
         stop.set()
         if pad is not None:
             pad.stop()
+        if coach is not None:
+            coach.stop(timeout=1.0)
         server.close()
         parts.close()
         print("dicepad: stopped", flush=True)
