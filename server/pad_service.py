@@ -59,6 +59,11 @@ HEARTBEAT_TTL_S = 20.0  #: a heartbeat older than this fails the ``pad`` health 
 SNAPSHOT_QUALITY = 85  #: JPEG quality of roll snapshots
 SNAPSHOT_BYTES = 1024 * 1024  #: the table service's default snapshot limit
 DEFAULT_SETTLE = SettleParams()
+#: notices shown with the photo of the throw (``/api/pad/snapshot/<table>``): the table must
+#: check what the camera saw, and no logged roll carries that photo
+PHOTO_NOTICES = frozenset(
+    {NoticeKind.CONFIRM, NoticeKind.KEEP, NoticeKind.COUNT, NoticeKind.REFUSED, NoticeKind.MISSING}
+)
 DEFAULT_BACKOFF = Backoff()
 
 
@@ -311,13 +316,13 @@ class PadService:
             if tables.view(table)["seq"] == view["seq"]:
                 break
         jpeg: bytes | None = None
-        needs_photo = decision.notice is not None and decision.notice.kind in (
-            NoticeKind.CONFIRM,
-            NoticeKind.KEEP,
-            NoticeKind.COUNT,
-            NoticeKind.REFUSED,
+        rolls = any(isinstance(a, Roll) for a in decision.actions)
+        needs_photo = decision.notice is not None and (
+            decision.notice.kind in PHOTO_NOTICES
+            # a re-roll whose roll is not logged (unreadable dice): the pad photo is the proof
+            or (decision.notice.kind is NoticeKind.REROLL and not rolls)
         )
-        if needs_photo or any(isinstance(a, Roll) for a in decision.actions):
+        if needs_photo or rolls:
             jpeg = encode_snapshot(frame.image)
         applied: list[int] = []
         error: str | None = None
@@ -398,6 +403,7 @@ class PadService:
             raise UnknownTableError(f"no table {table!r}")
         with self._lock:
             self._assigned = table
+        self._show_camera()  # every scoreboard learns which table is on the pad now
 
     @property
     def assigned(self) -> str | None:
@@ -454,10 +460,12 @@ class PadService:
         self._show_camera()
 
     def _show_camera(self) -> None:
-        """``pad.camera`` on every open table (new tables get it within a couple of s)."""
+        """``pad.camera`` and ``pad.on_pad`` (is it this table the camera reads) on every
+        open table (new tables get them within a couple of seconds)."""
         body = self._camera.to_json()
         try:
             summaries = self.tables.summaries()
+            on_pad = self.table_on_pad()
         except Exception:  # the store is closing (shutdown)
             return
         for s in summaries:
@@ -465,6 +473,7 @@ class PadService:
                 continue
             try:
                 self.tables.set_pad(s["table"], "camera", body)
+                self.tables.set_pad(s["table"], "on_pad", s["table"] == on_pad)
             except UnknownTableError:
                 continue
 

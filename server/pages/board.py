@@ -8,6 +8,8 @@ corrects, with its snapshot) and why dice must be thrown again.
 
 from __future__ import annotations
 
+import hashlib
+import json
 from collections import Counter
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
@@ -74,6 +76,74 @@ def reroll_request(state: Mapping[str, Any], entries: Sequence[Standing]) -> Rer
     roll = last_roll(entries)
     snap = roll.seq if roll is not None and roll.snapshot else None
     return RerollRequest(count, reason or "cocked or off the pad", snap)
+
+
+#: what the scoreboard says about the camera in each ``CameraStatus.state``: (css class, the
+#: sentence; ``{message}`` is the supervisor's, which names the likely cause)
+CAMERA_TEXT = {
+    "live": ("ok", "Camera live: rolls are read from the pad"),
+    "starting": ("wait", "Camera starting: {message}"),
+    "offline": ("off", "{message}. Enter rolls on a phone meanwhile."),
+    "manual": ("off", "{message}. Enter rolls on a phone meanwhile."),
+    "disabled": ("off", "No camera: enter rolls on a phone"),
+    "ended": ("off", "The camera replay has ended: enter rolls on a phone"),
+    "closed": ("off", "The camera is stopped: enter rolls on a phone"),
+}
+NO_CAMERA = "No camera at this pad: the scorekeeper enters the rolls"
+
+
+@dataclass(frozen=True)
+class PadPanel:
+    """What the scoreboard shows about the camera over the pad and its last throw (the pad
+    service's ``view["pad"]``): a sentence and style for the camera, whether this table is
+    the one on the pad (``None``: no camera service), and the notice about the last throw
+    with the dice read (``None`` for a die that could not be read) and whether a photo of
+    that throw waits at ``/api/pad/snapshot/<table>``."""
+
+    camera: str
+    camera_class: str
+    on_pad: bool | None
+    notice: str | None = None
+    notice_kind: str = ""
+    notice_dice: tuple[int | None, ...] = ()
+    photo: bool = False
+    key: str = ""  #: a digest of ``view["pad"]``: busts the photo's URL when it changes
+
+
+def pad_key(view: Mapping[str, Any]) -> str:
+    """A short digest of the pad state: it changes the board without a new log entry."""
+    text = json.dumps(view.get("pad") or {}, sort_keys=True, separators=(",", ":"))
+    return hashlib.sha256(text.encode()).hexdigest()[:12]
+
+
+def pad_panel(view: Mapping[str, Any], *, camera_configured: bool) -> PadPanel | None:
+    """The panel for ``view`` (None for a finished game, which no camera reads)."""
+    if view.get("over"):
+        return None
+    pad = view.get("pad") or {}
+    camera = pad.get("camera")
+    if isinstance(camera, Mapping):
+        style, text = CAMERA_TEXT.get(str(camera.get("state")), ("off", "{message}"))
+        sentence = text.format(message=str(camera.get("message") or "").rstrip(". "))
+        on_pad = bool(pad.get("on_pad"))
+    elif camera_configured:
+        style, sentence, on_pad = "wait", "Camera starting", False
+    else:
+        return PadPanel(NO_CAMERA, "off", None)
+    notice = pad.get("notice")
+    if not isinstance(notice, Mapping):
+        return PadPanel(sentence, style, on_pad, key=pad_key(view))
+    dice = tuple(None if d is None else int(d) for d in notice.get("dice") or ())
+    return PadPanel(
+        sentence,
+        style,
+        on_pad,
+        str(notice.get("text") or ""),
+        str(notice.get("kind") or ""),
+        dice,
+        bool(notice.get("snapshot")),
+        pad_key(view),
+    )
 
 
 def rounds(turns: Sequence[Mapping[str, Any]], seats: int) -> list[tuple[int, list[Any]]]:

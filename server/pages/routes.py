@@ -147,6 +147,7 @@ def board_context(table_id: str, *, kiosk: bool) -> dict[str, Any]:
         "max_bid": board.max_bid(view),
         "bolo_rounds": board.rounds(state.get("turns", []), len(state.get("players", []))),
         "hint": hint,
+        "pad": board.pad_panel(view, camera_configured=not d.config.manual_only),
     }
 
 
@@ -164,11 +165,12 @@ def kiosk(table_id: str) -> str:
 def board_part(table_id: str) -> BaseResponse:
     """The scoreboard's body alone, fetched by the page on every change. It depends only on
     the log position and the viewer's role, so it is rendered once for every phone (and
-    answered 304 while unchanged)."""
+    answered 304 while unchanged); the pad state (camera, notices) is part of that key."""
     kiosk_mode = request.args.get("kiosk") == "1"
-    seq = dicepad().tables.view(table_id)["seq"]
+    view = dicepad().tables.view(table_id)
     control = logged_in() and not kiosk_mode
-    key = (table_id, seq, control, kiosk_mode)
+    # the pad service's notices and camera status change the board without a log entry
+    key = (table_id, view["seq"], control, kiosk_mode, board.pad_key(view))
 
     def render() -> str:
         return render_template("_board.html", **board_context(table_id, kiosk=kiosk_mode))

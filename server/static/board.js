@@ -29,6 +29,28 @@
     return part ? Number(part.dataset.seq) : -1;
   }
 
+  // JSON with sorted keys: the pad state shown (data-pad) and the one just received compare
+  // equal exactly when nothing the board shows about the camera changed.
+  function canonical(value) {
+    if (Array.isArray(value)) return "[" + value.map(canonical).join(",") + "]";
+    if (value && typeof value === "object") {
+      return "{" + Object.keys(value).sort()
+        .map((k) => JSON.stringify(k) + ":" + canonical(value[k])).join(",") + "}";
+    }
+    return JSON.stringify(value);
+  }
+
+  function currentPad() {
+    const part = body.querySelector(".board-part");
+    try { return canonical(JSON.parse((part && part.dataset.pad) || "{}")); } catch (err) { return ""; }
+  }
+
+  // The board is out of date: a new log entry, or the pad service said something new (a
+  // notice about the last throw, the camera going offline, another table on the pad).
+  function stale(view) {
+    return view.seq !== currentSeq() || canonical(view.pad || {}) !== currentPad();
+  }
+
   function setLive(text, cls) {
     if (!live) return;
     live.textContent = text;
@@ -131,7 +153,7 @@
         if (!res.ok) return;
         const view = await res.json();
         setLive("polling", "polling");
-        if (view.seq !== currentSeq()) await refresh();
+        if (stale(view)) await refresh();
       } catch (err) {
         setLive("offline", "off");
       }
@@ -146,7 +168,7 @@
       setLive("live", "on");
       let view;
       try { view = JSON.parse(ev.data); } catch (err) { return; }
-      if (view.seq !== currentSeq()) refresh();
+      if (stale(view)) refresh();
     });
     source.addEventListener("entry", (ev) => {
       let entry;
@@ -166,12 +188,12 @@
 
   // -- the scorekeeper's controls --------------------------------------------------------
 
-  async function post(action) {
+  async function post(action, url) {
     if (busy) return false;
     busy = true;
     body.classList.add("busy");
     try {
-      const res = await fetch(root.dataset.actionsUrl, {
+      const res = await fetch(url || root.dataset.actionsUrl, {
         method: "POST",
         credentials: "same-origin",
         headers: { "Content-Type": "application/json", "X-CSRF-Token": csrf },
@@ -235,6 +257,8 @@
       const picked = Array.from(document.querySelectorAll("#reroll [data-reroll-pick].selected"))
         .map((b) => Number(b.dataset.rerollPick));
       post({ type: "reroll", dice: picked, reason: d.reroll });
+    } else if (d.padAssign !== undefined) {
+      post({ table: d.padAssign }, root.dataset.padUrl);
     } else if (d.fixIndex !== undefined) {
       fixIndex = Number(d.fixIndex);
       document.querySelectorAll("#fix [data-fix-index]").forEach((b) => {

@@ -1,0 +1,313 @@
+"""The scoreboard and the kiosk show the pad service: the camera's status, the notice about
+the last throw (with its photo when the table must check it), re-roll requests with the roll's
+snapshot, and the PIN holder's "put this table on the pad".
+
+A real :class:`~server.pad_service.PadService` (not started: the tests hand it the settled
+frame) decides on dice readings given directly; the reader is the edge faked here, as the
+camera is in the pad service's own tests.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import pytest
+from flask import Flask
+from flask.testing import FlaskClient
+from markupsafe import escape
+
+from hardware.frames import Frame
+from hardware.supervisor import CameraState, CameraStatus
+from server.app import create_app
+from server.config import Config
+from server.pad_api import attach
+from server.pad_service import PadService
+from server.pages import board
+from server.services import dicepad
+from vision.reading import DieFlag, DieReading, Pad, Reading
+
+PIN = "2468"
+AUTH = {"X-Dicepad-Pin": PIN}
+EVIL = '<script>alert("x")</script>'
+
+
+class Dice:
+    """The dice reader the pad service calls on a settled frame: it answers ``next``."""
+
+    def __init__(self) -> None:
+        self.next = Reading((), (320, 240))
+
+    def __call__(self, image: np.ndarray, pad: Pad | None) -> Reading:
+        return self.next
+
+
+def reading(*values: int | None, cocked: tuple[int, ...] = ()) -> Reading:
+    dice = []
+    for i, v in enumerate(values):
+        flags = {DieFlag.UNREADABLE} if v is None else set()
+        if i in cocked:
+            flags.add(DieFlag.COCKED)
+        dice.append(DieReading(v, (40.0 * i + 20, 100.0), (), 20.0, "white", 0.9, frozenset(flags)))
+    return Reading(tuple(dice), (320, 240))
+
+
+class Rig:
+    """An app with a pad service attached, as ``dicepad serve`` builds it."""
+
+    def __init__(self, app: Flask) -> None:
+        self.app = app
+        self.tables = dicepad(app).tables
+        self.dice = Dice()
+        self.service = PadService(self.tables, None, reader=self.dice, truth_fallback=False)
+        attach(app, self.service)
+        self.frames = 0
+
+    def throw(self, read: Reading) -> Any:
+        """The dice of a throw came to rest and were read as ``read``."""
+        self.dice.next = read
+        self.frames += 1
+        image = np.full((240, 320, 3), 90, np.uint8)
+        return self.service.settled(Frame(image, float(self.frames), self.frames))
+
+    def camera(self, state: CameraState, message: str) -> None:
+        """The camera's status as the supervisor reports it, shown on every open table."""
+        status = CameraStatus(state, message, 0.0, "opencv:0")
+        for s in self.tables.summaries():
+            self.tables.set_pad(s["table"], "camera", status.to_json())
+
+
+def _app(tmp_path: Path, camera: str) -> Flask:
+    return create_app(Config(data_dir=tmp_path, pin=PIN, camera=camera, pin_scrypt_n=2**4))
+
+
+@pytest.fixture
+def rig(tmp_path: Path) -> Iterator[Rig]:
+    app = _app(tmp_path, "demo")
+    yield Rig(app)
+    dicepad(app).close()
+
+
+@pytest.fixture
+def client(rig: Rig) -> FlaskClient:
+    return rig.app.test_client()
+
+
+def new_table(client: FlaskClient, game: str, **lineup: Any) -> str:
+    r = client.post("/api/tables", json={"game": game, **lineup}, headers=AUTH)
+    assert r.status_code == 201, r.json
+    table: str = r.json["table"]  # type: ignore[index]
+    return table
+
+
+def html(r: Any, status: int = 200) -> str:
+    assert r.status_code == status, (r.status_code, r.data[:300])
+    text: str = r.get_data(as_text=True)
+    return text
+
+
+def login(client: FlaskClient) -> str:
+    """Log the phone in; returns the session's CSRF token (for the page's API calls)."""
+    client.get("/login")
+    with client.session_transaction() as s:
+        token = s["csrf"]
+    r = client.post("/login", data={"pin": PIN, "csrf": token, "next": "/"})
+    assert r.status_code == 302
+    with client.session_transaction() as s:
+        fresh: str = s["csrf"]
+    return fresh
+
+
+def shown_pad(part: str) -> Any:
+    """The pad state the rendered board says it shows (what board.js compares)."""
+    found = re.search(r"data-pad='([^']*)'", part)
+    assert found is not None
+    return json.loads(found.group(1).replace("&#39;", "'"))
+
+
+# -- the camera's status --------------------------------------------------------------------
+
+
+def test_the_camera_status_is_on_the_scoreboard_and_the_kiosk(
+    rig: Rig, client: FlaskClient
+) -> None:
+    table = new_table(client, "bolo", players=["Ann", "Bob"])
+    rig.camera(CameraState.LIVE, "camera live")
+    for path in (f"/t/{table}", f"/t/{table}/kiosk", f"/t/{table}/board"):
+        assert "Camera live: rolls are read from the pad" in html(client.get(path))
+    cause = "camera offline: no frame for 5 s — check the ribbon cable; retrying in 4.0 s"
+    rig.camera(CameraState.OFFLINE, cause)
+    for path in (f"/t/{table}", f"/t/{table}/kiosk", f"/t/{table}/board"):
+        page = html(client.get(path))
+        assert str(escape(cause)) in page
+        assert "Enter rolls on a phone meanwhile." in page
+        assert 'class="pad pad-off"' in page
+    rig.camera(CameraState.MANUAL, "no camera (no /dev/video0) — manual entry")
+    assert "no camera (no /dev/video0) — manual entry. Enter rolls" in html(
+        client.get(f"/t/{table}/board")
+    )
+
+
+def test_a_camera_change_renews_the_board_without_a_log_entry(
+    rig: Rig, client: FlaskClient
+) -> None:
+    table = new_table(client, "bolo", players=["Ann", "Bob"])
+    rig.camera(CameraState.LIVE, "camera live")
+    first = client.get(f"/t/{table}/board")
+    etag = first.headers["ETag"]
+    assert client.get(f"/t/{table}/board", headers={"If-None-Match": etag}).status_code == 304
+    rig.camera(CameraState.OFFLINE, "camera offline: unplugged")
+    again = client.get(f"/t/{table}/board", headers={"If-None-Match": etag})
+    assert again.status_code == 200  # same seq, new pad state: not the cached body
+    part = html(again)
+    assert "camera offline: unplugged" in part
+    # the board says which pad state it shows, exactly as the live feed sends it
+    assert shown_pad(part) == client.get(f"/api/tables/{table}").json["pad"]  # type: ignore[index]
+
+
+def test_with_camera_none_the_board_says_rolls_are_entered_by_hand(tmp_path: Path) -> None:
+    app = _app(tmp_path, "none")
+    try:
+        client = app.test_client()
+        table = new_table(client, "gords", players=["Ann", "Bob"])
+        page = html(client.get(f"/t/{table}"))
+        assert board.NO_CAMERA in page
+        keeper = app.test_client()
+        login(keeper)
+        assert "Put this table on the pad" not in html(keeper.get(f"/t/{table}/board"))
+    finally:
+        dicepad(app).close()
+
+
+def test_a_finished_game_shows_no_camera(rig: Rig, client: FlaskClient) -> None:
+    table = new_table(client, "bolo", players=["Ann", "Bob"])
+    rig.camera(CameraState.LIVE, "camera live")
+    client.post(f"/api/tables/{table}/actions", json={"type": "end"}, headers=AUTH)
+    assert 'class="pad' not in html(client.get(f"/t/{table}/board"))
+
+
+# -- notices and photos ----------------------------------------------------------------------
+
+
+def test_an_unreadable_throw_asks_to_confirm_and_shows_its_photo(
+    rig: Rig, client: FlaskClient
+) -> None:
+    table = new_table(client, "bolo", players=["Ann", "Bob"])
+    rig.throw(reading(1, 5, None, 3, 3))
+    notice = rig.tables.view(table)["pad"]["notice"]
+    assert notice["kind"] == "confirm"
+    for path in (f"/t/{table}/board", f"/t/{table}/kiosk"):
+        page = html(client.get(path))
+        assert str(escape(notice["text"])) in page
+        assert 'aria-label="unreadable">?</span>' in page  # the die it could not read
+        photo = re.search(r'<img src="(/api/pad/snapshot/[^"]+)"', page)
+        assert photo is not None
+        jpeg = client.get(photo.group(1).replace("&amp;", "&"))
+        assert jpeg.status_code == 200
+        assert jpeg.mimetype == "image/jpeg"
+        assert jpeg.data.startswith(b"\xff\xd8\xff")
+    # the phone enters the roll: the notice is answered and leaves the board
+    r = client.post(
+        f"/api/tables/{table}/actions", json={"type": "roll", "dice": [1, 5, 2, 3, 3]}, headers=AUTH
+    )
+    assert r.status_code == 201
+    part = html(client.get(f"/t/{table}/board"))
+    assert "pad-notice" not in part
+    assert "/api/pad/snapshot/" not in part
+
+
+def test_a_cocked_die_asks_for_a_re_roll_with_the_rolls_snapshot(
+    rig: Rig, client: FlaskClient
+) -> None:
+    table = new_table(client, "you-blew-it", teams={"A": ["Ann"], "B": ["Bob"]})
+    throw = rig.throw(reading(1, 2, 3, 4, 6, 6, cocked=(5,)))
+    assert throw.applied == (1, 2)  # the roll (with its photo), then the re-roll
+    for path in (f"/t/{table}/board", f"/t/{table}/kiosk"):
+        page = html(client.get(path))
+        assert "Re-roll 1 die" in page
+        assert "cocked dice: Ann: re-roll 1 die" in page  # the pad service's notice
+        assert f'src="/api/tables/{table}/snapshots/1"' in page
+    snap = client.get(f"/api/tables/{table}/snapshots/1")
+    assert snap.status_code == 200
+    assert snap.data.startswith(b"\xff\xd8\xff")
+
+
+def test_a_sloppy_throw_that_logs_nothing_shows_the_pad_photo(
+    rig: Rig, client: FlaskClient
+) -> None:
+    table = new_table(client, "bolo", players=["Ann", "Bob"])
+    throw = rig.throw(reading(1, 5, 3, 3))  # four of five dice on the pad
+    assert throw.applied == ()
+    assert rig.tables.view(table)["pad"]["notice"]["kind"] == "missing"
+    page = html(client.get(f"/t/{table}/board"))
+    assert "sloppy dice" in page
+    assert f"/api/pad/snapshot/{table}?v=" in page
+
+
+def test_markup_in_a_notice_is_escaped(rig: Rig, client: FlaskClient) -> None:
+    table = new_table(client, "bolo", players=[EVIL, "Bob"])
+    rig.throw(reading(1, 5, None, 3, 3))
+    page = html(client.get(f"/t/{table}/board"))
+    assert EVIL not in page
+    assert str(escape(EVIL)) in page
+
+
+# -- which table is on the pad ---------------------------------------------------------------
+
+
+def test_the_pin_holder_puts_this_table_on_the_pad(rig: Rig, client: FlaskClient) -> None:
+    first = new_table(client, "bolo", players=["Ann", "Bob"])
+    second = new_table(client, "gords", players=["Cy", "Dee"])
+    rig.service.step(0.01)  # the loop's first turn tells every table about the camera
+    assert rig.service.table_on_pad() == second  # the newest table, until one is assigned
+    keeper = rig.app.test_client()
+    csrf = login(keeper)
+    part = html(keeper.get(f"/t/{first}/board"))
+    assert "(the pad is on another table)" in part
+    assert 'data-pad-assign="' + first + '"' in part
+    assert "Put this table on the pad" not in html(keeper.get(f"/t/{second}/board"))
+    assert "(this table is on the pad)" in html(keeper.get(f"/t/{second}/board"))
+    assert "Put this table on the pad" not in html(client.get(f"/t/{first}/board"))  # watcher
+    assert "Put this table on the pad" not in html(keeper.get(f"/t/{first}/board?kiosk=1"))
+    page = html(keeper.get(f"/t/{first}"))
+    assert 'data-pad-url="/api/pad"' in page
+
+    # what board.js sends when the button is tapped
+    r = keeper.post("/api/pad", json={"table": first}, headers={"X-CSRF-Token": csrf})
+    assert r.status_code == 200
+    assert r.json["table"] == first  # type: ignore[index]
+    part = html(keeper.get(f"/t/{first}/board"))
+    assert "(this table is on the pad)" in part
+    assert "Put this table on the pad" not in part
+    assert "(the pad is on another table)" in html(client.get(f"/t/{second}/board"))
+    # a watcher cannot move the pad
+    assert client.post("/api/pad", json={"table": second}).status_code == 401
+    assert rig.service.table_on_pad() == first
+
+
+# -- the panel as a pure function -------------------------------------------------------------
+
+
+@pytest.mark.parametrize("state", list(CameraState))
+def test_every_camera_state_has_a_sentence(state: CameraState) -> None:
+    status = CameraStatus(state, "camera offline: the cable", 0.0, "picamera2")
+    view = {"over": False, "pad": {"camera": status.to_json(), "on_pad": True}}
+    panel = board.pad_panel(view, camera_configured=True)
+    assert panel is not None
+    assert panel.camera
+    assert "{" not in panel.camera
+    assert panel.camera_class == ("ok" if state is CameraState.LIVE else panel.camera_class)
+    if state in (CameraState.OFFLINE, CameraState.MANUAL):
+        assert panel.camera.startswith("camera offline: the cable")
+
+
+def test_the_pad_key_follows_the_pad_state_only() -> None:
+    a = {"seq": 1, "pad": {"camera": {"state": "live"}, "on_pad": True}}
+    b = {"seq": 2, "pad": {"on_pad": True, "camera": {"state": "live"}}}
+    c = {"seq": 1, "pad": {"camera": {"state": "offline"}, "on_pad": True}}
+    assert board.pad_key(a) == board.pad_key(b) != board.pad_key(c)
+    assert board.pad_key({}) == board.pad_key({"pad": {}})
