@@ -156,8 +156,14 @@ def get_snapshot(table_id: str, seq: int) -> Response:
     jpeg = dicepad().tables.snapshot(table_id, seq)
     if jpeg is None:
         raise NotFound(f"table {table_id} has no snapshot for event {seq}")
+    return jpeg_response(jpeg, cache_control="public, max-age=31536000, immutable")
+
+
+def jpeg_response(jpeg: bytes, *, cache_control: str) -> Response:
+    """A photo of a throw: a logged roll's never changes (cache it for good); the pad's
+    photo awaiting confirmation is replaced by the next throw (``no-store``)."""
     response = Response(jpeg, mimetype="image/jpeg")
-    response.headers["Cache-Control"] = "public, max-age=31536000, immutable"
+    response.headers["Cache-Control"] = cache_control
     return response
 
 

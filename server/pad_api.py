@@ -13,7 +13,7 @@ from flask import Blueprint, Flask, Response, current_app, jsonify, request
 from werkzeug.exceptions import NotFound
 
 from server import bodies
-from server.api import require_pin
+from server.api import jpeg_response, require_pin
 from server.errors import BodyError
 from server.pad_service import PAD_FILE, PadService
 
@@ -88,6 +88,4 @@ def snapshot(table_id: str) -> Response:
     jpeg = None if service is None else service.pending_snapshot(table_id)
     if jpeg is None:
         raise NotFound(f"table {table_id} has no throw waiting for confirmation")
-    response = Response(jpeg, mimetype="image/jpeg")
-    response.headers["Cache-Control"] = "no-store"
-    return response
+    return jpeg_response(jpeg, cache_control="no-store")
