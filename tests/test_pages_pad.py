@@ -251,6 +251,24 @@ def test_a_sloppy_throw_that_logs_nothing_shows_the_pad_photo(
     assert f"/api/pad/snapshot/{table}?v=" in page
 
 
+def test_a_keep_inferred_from_the_dice_count_says_so_and_can_be_fixed(
+    rig: Rig, client: FlaskClient
+) -> None:
+    table = new_table(client, "bolo", players=["Ann", "Bob"])
+    rig.throw(reading(1, 5, 2, 3, 3))  # keeps: 1 (100), 5 (50), or both (150)
+    throw = rig.throw(reading(4, 4, 6))  # three dice came back: the two kept were 1 and 5
+    assert throw.applied == (2, 3)  # the inferred keep, then the roll
+    notice = rig.tables.view(table)["pad"]["notice"]
+    assert notice["kind"] == "inferred"
+    keeper = rig.app.test_client()
+    login(keeper)
+    part = html(keeper.get(f"/t/{table}/board"))
+    assert 'class="pad-notice notice-inferred"' in part
+    assert str(escape(notice["text"])) in part
+    assert "fix" in notice["text"]
+    assert "Undo" in part  # the PIN holder can take the inferred keep back
+
+
 def test_markup_in_a_notice_is_escaped(rig: Rig, client: FlaskClient) -> None:
     table = new_table(client, "bolo", players=[EVIL, "Bob"])
     rig.throw(reading(1, 5, None, 3, 3))
