@@ -78,15 +78,23 @@ class HarnessError(AssertionError):
 
 
 class Serve:
-    """One ``dicepad serve --camera none`` child on a free loopback port."""
+    """One ``dicepad serve`` child on a free loopback port (no camera unless asked)."""
 
-    def __init__(self, data: Path, log: Path, *, wait: bool = True) -> None:
+    def __init__(
+        self,
+        data: Path,
+        log: Path,
+        *,
+        wait: bool = True,
+        camera: str = "none",
+        max_clients: int = 4,
+    ) -> None:
         self.log = log
         env = {k: v for k, v in os.environ.items() if not k.startswith(("NOTIFY_", "WATCHDOG_"))}
         with log.open("w") as out:
             self.proc = subprocess.Popen(
                 [sys.executable, "-c", SERVE, "serve", "--host", "127.0.0.1", "--port", "0",
-                 "--data", str(data), "--camera", "none", "--max-clients", "4"],
+                 "--data", str(data), "--camera", camera, "--max-clients", str(max_clients)],
                 cwd=REPO, env=env | {"DICEPAD_PIN": PIN}, stdout=out, stderr=subprocess.STDOUT,
             )  # fmt: skip
         self.port = self._wait_listening() if wait else 0
