@@ -229,7 +229,7 @@ class DieTruth:
 class SceneTruth:
     dice: tuple[DieTruth, ...]
     pad: Pad
-    hand_visible: bool
+    hand_visible: bool  # a hand or its shadow is in the frame
     frame_size: tuple[int, int]
 
 
@@ -551,12 +551,25 @@ def _hand_polys(hand: Hand, w: int, h: int) -> tuple[list[npt.NDArray[np.int32]]
     return polys, 0.42 * s
 
 
+_HAND_SHADOW_SIGMA = 6.0  # blur of a hand's shadow, px at 640 wide
+
+
+def _hand_shadow_shift(hand: Hand) -> npt.NDArray[np.int32]:
+    """Offset of a hand's shadow (1/16 px, as the polygons), cast by a light above and behind."""
+    k = hand.size_px / 120 * 16
+    return np.array([[int(14 * k), int(10 * k)]], np.int32)
+
+
 def _hand_in_frame(hand: Hand, w: int, h: int) -> bool:
-    """Whether any part of ``hand`` falls inside a ``w`` x ``h`` frame (checked at 1/8 scale)."""
+    """Whether ``hand`` or its soft shadow touches a ``w`` x ``h`` frame (at 1/8 scale; the
+    frame is grown by the shadow's blur, which darkens pixels that far inside)."""
     polys, _ = _hand_polys(hand, w, h)
-    mask = np.zeros((h // 8 + 1, w // 8 + 1), np.uint8)
-    for p in polys:  # one call each: overlapping polygons in one call cancel out
-        cv2.fillPoly(mask, [p // 8], 1, cv2.LINE_8, 4)
+    shift = _hand_shadow_shift(hand)
+    margin = int(3 * _HAND_SHADOW_SIGMA * w / 640) + 2
+    mask = np.zeros(((h + 2 * margin) // 8 + 1, (w + 2 * margin) // 8 + 1), np.uint8)
+    off = np.array([[margin * 16, margin * 16]], np.int32)
+    for p in [*polys, *(p + shift for p in polys)]:  # one call each: overlaps would cancel
+        cv2.fillPoly(mask, [(p + off) // 8], 1, cv2.LINE_8, 4)
     return bool(mask.any())
 
 
@@ -662,10 +675,8 @@ def render(
             _glare(img, d.top_centre + off, side * 0.18, scene.lighting.glare)
     for hand in scene.hands:
         polys, _ = _hand_polys(hand, w, h)
-        shift = np.array(
-            [[int(14 * hand.size_px / 120 * 16), int(10 * hand.size_px / 120 * 16)]], np.int32
-        )
-        _darken(img, [p + shift for p in polys], 0.5, 6.0 * w / 640)
+        shift = _hand_shadow_shift(hand)
+        _darken(img, [p + shift for p in polys], 0.5, _HAND_SHADOW_SIGMA * w / 640)
         g = gain[int(np.clip(hand.xy_px[1], 0, h - 1)), int(np.clip(hand.xy_px[0], 0, w - 1))]
         for p in polys:  # one call each: overlapping polygons in one call cancel out
             cv2.fillPoly(img, [p], _shade(hand.colour, 0.95, g), cv2.LINE_AA, 4)
@@ -694,7 +705,8 @@ def render(
                 visible=min(1.0, float(counts[d.index + 1]) / area) if area > 0 else 0.0,
             )
         )
-    return SceneImage(img, SceneTruth(tuple(truth), pad, bool(counts[255] > 0), size))
+    in_view = bool(counts[255] > 0) or any(_hand_in_frame(hd, w, h) for hd in scene.hands)
+    return SceneImage(img, SceneTruth(tuple(truth), pad, in_view, size))
 
 
 def _darken(img: Image, polys: list[npt.NDArray[np.int32]], strength: float, sigma: float) -> None:
