@@ -11,7 +11,9 @@ solved by the request itself, exactly as without a warm-up (the coach memoises p
 
 from __future__ import annotations
 
+import contextlib
 import logging
+import os
 import queue
 import threading
 import time
@@ -34,6 +36,9 @@ from server.services import dicepad
 log = logging.getLogger(__name__)
 
 COACH_DIR = "coach"  #: under the data directory
+#: the warm-up thread's niceness above the server's: on a Pi's few cores the pad loop and
+#: the phones' requests come first (Linux schedules each thread on its own)
+NICE = 10
 EXTENSION = "dicepad_coach"
 
 Warm = Callable[[Path, Iterable[FarkleSpec]], list[Policy]]
@@ -120,7 +125,15 @@ class CoachWarmer:
         with self._lock:
             return self._lock.wait_for(lambda: self._stats.pending == 0, timeout)
 
+    @property
+    def native_id(self) -> int | None:
+        """The warm-up thread's id for the OS (None before :meth:`start`)."""
+        return None if self._thread is None else self._thread.native_id
+
     def _run(self) -> None:
+        with contextlib.suppress(AttributeError, OSError):  # not Linux, or not allowed
+            tid = threading.get_native_id()
+            os.setpriority(os.PRIO_PROCESS, tid, os.getpriority(os.PRIO_PROCESS, tid) + NICE)
         while (specs := self._queue.get()) is not None:
             loaded = saved = failed = 0
             started = time.perf_counter()

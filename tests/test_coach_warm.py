@@ -3,6 +3,7 @@ for new rule sets, saved under ``<data dir>/coach``; a second start reads them b
 
 from __future__ import annotations
 
+import os
 import threading
 from collections.abc import Iterable, Iterator
 from pathlib import Path
@@ -16,7 +17,7 @@ from scoring.coach_farkle_cache import path_for, warm
 from scoring.coach_farkle_hint import spec_for, standard_specs
 from scoring.rules import parse_rules
 from server.app import create_app
-from server.coach_warm import COACH_DIR, CoachWarmer, start_coach_warmup
+from server.coach_warm import COACH_DIR, NICE, CoachWarmer, start_coach_warmup
 from server.config import Config
 from server.services import dicepad
 
@@ -110,9 +111,10 @@ def test_a_damaged_policy_file_is_solved_again(
 def test_a_new_rule_set_is_warmed_and_no_request_waits_for_it(
     tmp_path: Path, apps: list[tuple[Flask, CoachWarmer | None]]
 ) -> None:
-    gate = threading.Event()
+    gate, entered = threading.Event(), threading.Event()
 
     def slow_warm(directory: Path, specs: Iterable[FarkleSpec]) -> list[Policy]:
+        entered.set()
         assert gate.wait(WAIT)  # the warm-up is stuck until the test opens the gate
         return warm(directory, specs)
 
@@ -125,6 +127,11 @@ def test_a_new_rule_set_is_warmed_and_no_request_waits_for_it(
     assert r.status_code == 201  # answered while the warm-up is stuck
     assert client.get(f"/t/{r.json['table']}").status_code == 200  # type: ignore[index]
     assert warmer.stats.pending == 3  # both games' defaults, then the new rules
+    assert entered.wait(WAIT)
+    if hasattr(os, "setpriority") and warmer.native_id is not None:  # Linux: below the server
+        assert os.getpriority(os.PRIO_PROCESS, warmer.native_id) == min(
+            19, os.getpriority(os.PRIO_PROCESS, 0) + NICE
+        )
     assert client.post("/api/tables", json=body, headers=AUTH).status_code == 201
     assert warmer.stats.pending == 3  # the same rules again: nothing more to warm
     r = client.post("/api/tables", json={"game": "gords", "players": ["A", "B"]}, headers=AUTH)
