@@ -181,3 +181,14 @@ def test_a_throw_moves_then_rests_then_a_hand_takes_the_kept_dice() -> None:
     first = nxt.frame(0).truth.scene
     assert len(first.dice) == 2
     assert len(nxt.frame(nxt.rest_index).truth.scene.dice) == 2
+
+
+@settings(max_examples=30, deadline=None)
+@given(seed=st.integers(0, 10_000))
+def test_no_hand_is_in_view_between_rest_and_the_keep_hand(seed: int) -> None:
+    seq = synth.throw_sequence(np.random.default_rng(seed), n_dice=3, size=(320, 240))
+    w, h = seq.size
+    for i in range(seq.rest_index, seq.keep_start):
+        hand = seq.throw_hand.at(i)
+        assert hand is None or not synth._hand_in_frame(hand, w, h), i
+        assert not seq.scene_at(i)[1]

@@ -1036,7 +1036,11 @@ class _HandPath:
         else:
             xy = self.points[-1]
         entry = self.points[0]
-        arm = math.degrees(math.atan2(entry[1] - xy[1], entry[0] - xy[0]))
+        vx, vy = entry[0] - xy[0], entry[1] - xy[1]
+        if math.hypot(vx, vy) < self.size_px and len(self.points) > 1:
+            # at the entry point itself the arm still runs out of the frame, not across it
+            vx, vy = entry[0] - self.points[1][0], entry[1] - self.points[1][1]
+        arm = math.degrees(math.atan2(vy, vx))
         return Hand(xy, arm, self.size_px, self.colour)
 
 
