@@ -121,6 +121,10 @@ def test_service_contract() -> None:
     assert service["ProtectSystem"] == ["strict"]
     assert service["NoNewPrivileges"] == ["yes"]
     assert service["CapabilityBoundingSet"] == [""]
+    # an allow list; the coach warm-up thread lowers its own priority (server/coach_warm.py)
+    filters = service["SystemCallFilter"]
+    assert filters[0] == "@system-service"
+    assert filters.index("setpriority") > filters.index("~@privileged @resources")
     assert directives("Install")["WantedBy"] == ["multi-user.target"]
 
 
