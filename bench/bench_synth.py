@@ -1,0 +1,393 @@
+"""Vision II benchmark on synthetic scenes (and the flags on real photos); run on demand.
+
+    .venv/bin/python bench/bench_synth.py [--quick] [--only renderer,reader,flags,settle,sheet]
+
+- renderer: ms per 640x480 frame (clean, degraded, throw frames with a hand) and the fps.
+- reader: ``read_roll`` per-die accuracy on clean flat scenes and on blurred / noisy / JPEG ones
+  (a die counts as right when a detection's centre is within half a side of it with its value).
+- flags: COCKED recall for tilts >= 15 degrees and flat dice flagged, STACKED recall, OFF_PAD
+  (with the true pad) — once from the true geometry (the flags alone) and once end to end
+  through ``read_roll``; and the time the flags add to ``read_roll``.
+- settle: 200 chained rendered throws at 30 fps: throws with exactly one event, latency after
+  rest, events during motion, ms per frame.
+- sheet: ``read_roll`` with the flags on nellbyler_d6 (a pad found in each photo); an annotated
+  contact sheet of every flagged die is written to bench/out/flags_nellbyler.jpg.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import math
+import os
+import statistics
+import sys
+import time
+from collections.abc import Callable, Sequence
+from pathlib import Path
+from typing import Any
+
+import cv2
+import numpy as np
+
+REPO = Path(__file__).resolve().parent.parent
+if str(REPO) not in sys.path:
+    sys.path.insert(0, str(REPO))
+
+from vision import flags, synth  # noqa: E402
+from vision.pad import PadNotFoundError, find_pad  # noqa: E402
+from vision.reading import DieFlag, DieReading, Pad, Reading  # noqa: E402
+from vision.settle import SettleDetector  # noqa: E402
+from vision.synth import DieTruth, SceneImage  # noqa: E402
+
+OUT = REPO / "bench" / "out"
+SIZE = (640, 480)
+
+
+def ms(samples: Sequence[float]) -> str:
+    s = sorted(samples)
+    p90 = s[int(0.9 * (len(s) - 1))]
+    return f"median {statistics.median(s) * 1000:.2f} ms, p90 {p90 * 1000:.2f} ms"
+
+
+def reader() -> Callable[..., Reading] | None:
+    """Vision I's ``read_roll`` if it and its models are there, else None (with the reason)."""
+    try:
+        from vision.detect import read_roll
+
+        read_roll(np.zeros((64, 64, 3), np.uint8))
+    except Exception as exc:  # any failure means: not available on this checkout
+        print(f"  read_roll unavailable: {type(exc).__name__}: {exc}")
+        return None
+    return read_roll
+
+
+def scenes(seed: int, n: int, **kinds: object) -> list[SceneImage]:
+    rng = np.random.default_rng(seed)
+    out, look = [], None
+    for k in range(n):
+        if k % 4 == 0:
+            look = synth.random_scene(rng, n_dice=0)
+        scene = synth.random_scene(rng, look=look, **kinds)  # type: ignore[arg-type]
+        out.append(synth.render(scene, rng=rng))
+    return out
+
+
+def match(truth: Sequence[DieTruth], reading: Reading) -> list[tuple[DieTruth, int | None]]:
+    """Each visible true die with the index of the detection on it (None when missed)."""
+    taken: set[int] = set()
+    out: list[tuple[DieTruth, int | None]] = []
+    for d in truth:
+        if d.visible < 0.5:
+            continue
+        best, best_dist = None, 0.5 * d.size_px
+        for i, r in enumerate(reading.dice):
+            dist = math.dist(d.center_xy, r.center_xy)
+            if i not in taken and dist <= best_dist:
+                best, best_dist = i, dist
+        if best is not None:
+            taken.add(best)
+        out.append((d, best))
+    return out
+
+
+def view_of(d: DieTruth, rng: np.random.Generator | None = None) -> flags.DieView:
+    (x0, y0), (x1, y1) = d.corners_xy[0], d.corners_xy[1]
+    angle = (math.degrees(math.atan2(y1 - y0, x1 - x0)) + 45.0) % 90.0 - 45.0
+    if rng is None:
+        return flags.DieView(d.center_xy, d.size_px, angle)
+    j = rng.normal(0, 0.04, 2) * d.size_px
+    return flags.DieView(
+        (d.center_xy[0] + float(j[0]), d.center_xy[1] + float(j[1])),
+        d.size_px * float(rng.uniform(0.93, 1.08)),
+        angle + float(rng.normal(0, 2)),
+    )
+
+
+# --------------------------------------------------------------------------- sections
+
+
+def bench_renderer(quick: bool) -> None:
+    print("renderer (640x480)")
+    rng = np.random.default_rng(1)
+    n = 40 if quick else 200
+    for label, degrade in (("clean, 6 dice", False), ("degraded, 6 dice", True)):
+        scene = synth.random_scene(rng, n_dice=6, degrade=degrade)
+        synth.render(scene, rng=rng)  # draw the cached background once, as a camera would
+        times = []
+        for _ in range(n):
+            t = time.perf_counter()
+            synth.render(scene, rng=rng)
+            times.append(time.perf_counter() - t)
+        print(f"  {label}: {ms(times)} -> {1 / statistics.median(times):.0f} fps")
+    seq = synth.throw_sequence(rng, n_dice=5)
+    times = []
+    for i in range(len(seq)):
+        t = time.perf_counter()
+        seq.frame(i)
+        times.append(time.perf_counter() - t)
+    print(
+        f"  throw frames (hand, tumbling dice): {ms(times)}"
+        f" -> {1 / statistics.median(times):.0f} fps"
+    )
+
+
+def bench_reader(quick: bool) -> None:
+    print("reader on synthetic scenes")
+    read_roll = reader()
+    if read_roll is None:
+        return
+    n = 40 if quick else 250
+    for label, degrade in (("clean flat", False), ("blur/noise/JPEG", True)):
+        right = total = extra = 0
+        for shot in scenes(10 + degrade, n, n_dice=None, degrade=degrade):
+            reading = read_roll(shot.image)
+            pairs = match(shot.truth.dice, reading)
+            total += len(pairs)
+            right += sum(i is not None and reading.dice[i].value == d.value for d, i in pairs)
+            extra += len(reading.dice) - sum(i is not None for _, i in pairs)
+        print(f"  {label}: {right}/{total} dice right = {right / max(total, 1):.4f}, {extra} extra")
+
+
+def flag_rates(results: Sequence[tuple[DieTruth, frozenset[DieFlag]]]) -> None:
+    steep = [f for d, f in results if d.tilt_deg >= 15 and not d.stacked]
+    flat = [f for d, f in results if d.tilt_deg == 0 and not d.stacked and d.on_pad]
+    stacked = [f for d, f in results if d.stacked]
+    plain = [f for d, f in results if not d.stacked]
+
+    def rate(xs: Sequence[frozenset[DieFlag]], flag: DieFlag) -> str:
+        k = sum(flag in f for f in xs)
+        return f"{k}/{len(xs)} = {k / max(len(xs), 1):.4f}"
+
+    print(f"    COCKED recall, tilt >= 15 deg:  {rate(steep, DieFlag.COCKED)}")
+    print(f"    flat dice flagged COCKED:       {rate(flat, DieFlag.COCKED)}")
+    print(f"    STACKED recall:                 {rate(stacked, DieFlag.STACKED)}")
+    print(f"    not-stacked dice flagged:       {rate(plain, DieFlag.STACKED)}")
+
+
+def bench_flags(quick: bool) -> None:
+    print("flags on synthetic scenes")
+    n = 60 if quick else 400
+    kinds = {"n_dice": None, "cocked": 0.3, "stacked": 0.15, "off_pad": 0.15, "max_tilt_deg": 40.0}
+    sets = {
+        "clean": scenes(20, n, degrade=False, **kinds),
+        "degraded": scenes(21, n, degrade=True, **kinds),
+    }
+    rng = np.random.default_rng(3)
+    for label, shots in sets.items():
+        results, times = [], []
+        for shot in shots:
+            seen = [d for d in shot.truth.dice if d.visible >= 0.5]
+            t = time.perf_counter()
+            ev = flags.judge(shot.image, [view_of(d, rng) for d in seen])
+            times.append(time.perf_counter() - t)
+            results += [(d, e.flags()) for d, e in zip(seen, ev, strict=True)]
+        print(
+            f"  from the true geometry (jittered), {label}: {len(results)} dice,"
+            f" judge {ms(times)} per frame"
+        )
+        flag_rates(results)
+    read_roll = reader()
+    if read_roll is None:
+        return
+    for label, shots in sets.items():
+        results, missed, reads, judged = [], 0, [], []
+        off = off_right = 0
+        for shot in shots:
+            t = time.perf_counter()
+            reading = read_roll(shot.image, pad=shot.truth.pad)
+            reads.append(time.perf_counter() - t)
+            views = [flags.DieView(r.center_xy, r.size_px, 0.0) for r in reading.dice]
+            t = time.perf_counter()
+            flags.judge(shot.image, views)
+            judged.append(time.perf_counter() - t)
+            for d, i in match(shot.truth.dice, reading):
+                if i is None:
+                    missed += 1
+                    continue
+                results.append((d, reading.dice[i].flags))
+                if not d.on_pad:
+                    off += 1
+                    off_right += DieFlag.OFF_PAD in reading.dice[i].flags
+        print(
+            f"  end to end through read_roll, {label}: {len(results)} dice matched, {missed} missed"
+        )
+        flag_rates(results)
+        print(
+            f"    OFF_PAD recall (true pad):      {off_right}/{off} = {off_right / max(off, 1):.4f}"
+        )
+        share = statistics.median(judged) / max(
+            statistics.median(reads) - statistics.median(judged), 1e-9
+        )
+        print(f"    read_roll {ms(reads)}; flags {ms(judged)} = +{share:.1%} over the reader alone")
+
+
+def bench_settle(quick: bool) -> None:
+    print("settle detection on chained rendered throws (30 fps)")
+    n = 40 if quick else 200
+    rng = np.random.default_rng(7)
+    fps = 30.0
+    det = SettleDetector()
+    exact = during = 0
+    latencies, times_full, frames = [], [], 0
+    before: tuple[synth.DieSpec, ...] = ()
+    base = synth.random_scene(rng, n_dice=0, degrade=True)
+    for k in range(n):
+        if not before and k % 10 == 0:
+            base = synth.random_scene(rng, n_dice=0, degrade=bool(rng.random() < 0.5))
+        seq = synth.throw_sequence(
+            rng,
+            base=base,
+            before=before,
+            n_dice=None if before else int(rng.integers(1, 7)),
+            fps=fps,
+            drift=float(rng.uniform(-0.002, 0.002)),
+        )
+        events = []
+        for i in range(len(seq)):
+            frame = seq.frame(i)
+            t = time.perf_counter()
+            event = det.feed(frame.image)
+            times_full.append(time.perf_counter() - t)
+            frames += 1
+            if event is not None:
+                events.append(i)
+                during += frame.truth.moving
+        if len(events) == 1 and events[0] >= seq.rest_index:
+            exact += 1
+            latencies.append((events[0] - seq.rest_index) / fps * 1000)
+        before = seq.remaining
+    grey = cv2.resize(
+        cv2.cvtColor(frame.image, cv2.COLOR_BGR2GRAY), (160, 120), interpolation=cv2.INTER_AREA
+    )
+    times_grey = []
+    for _ in range(300):
+        t = time.perf_counter()
+        det.feed(grey)
+        times_grey.append(time.perf_counter() - t)
+    print(f"  {n} throws, {frames} frames: exactly one event after rest in {exact}/{n}")
+    if latencies:
+        print(
+            f"  latency after rest: median {statistics.median(latencies):.0f} ms,"
+            f" max {max(latencies):.0f} ms"
+        )
+    print(f"  events while something moved: {during}")
+    print(
+        f"  per frame, 640x480 BGR in: {ms(times_full)}; 160x120 grey preview in: {ms(times_grey)}"
+    )
+
+
+def labelled_reading(image: np.ndarray, boxes: list[dict[str, Any]], pad: Pad | None) -> Reading:
+    """A ``Reading`` built from the photo's labels (value, box) with the flags judged on it: the
+    flags' view of a photo when the reader itself is not available."""
+    from vision.face import face_angle, face_side, square_corners
+
+    views = []
+    for box in boxes:
+        x, y, w, h = box["bbox"]
+        centre = (x + w / 2, y + h / 2)
+        crop = image[int(y) : int(y + h), int(x) : int(x + w)]
+        angle = face_angle(crop) if crop.size else 0.0
+        views.append(flags.DieView(centre, 0.9 * face_side(max(w, h), angle), angle))
+    dice = []
+    for box, view, ev in zip(boxes, views, flags.judge(image, views), strict=True):
+        marks = set(ev.flags())
+        if pad is not None and not pad.contains(view.center_xy):
+            marks.add(DieFlag.OFF_PAD)
+        corners = square_corners(view.center_xy, view.side_px, view.angle_deg)
+        dice.append(
+            DieReading(
+                box["value"], view.center_xy, corners, view.side_px, "?", 1.0, frozenset(marks)
+            )
+        )
+    return Reading(tuple(dice), (image.shape[1], image.shape[0]))
+
+
+def bench_sheet(quick: bool) -> None:
+    print("flags on nellbyler_d6 (real photos)")
+    shared = os.environ.get("DICEPAD_SHARED")
+    folder = (Path(shared) if shared else REPO.parent / "shared") / "datasets" / "nellbyler_d6"
+    if not folder.is_dir():
+        print(f"  skipped: {folder} not found")
+        return
+    read_roll = reader()
+    if read_roll is None:
+        print("  using the labelled boxes as the reader's geometry instead")
+    labels = json.loads((folder / "labels.json").read_text())
+    from vision.annotate import annotate
+
+    paths = sorted(folder.glob("*.jpg"))[: 40 if quick else None]
+    counts = dict.fromkeys(DieFlag, 0)
+    tiles, dice, no_pad = [], 0, 0
+    for path in paths:
+        image = cv2.imread(str(path))
+        try:
+            pad = find_pad(image)
+        except PadNotFoundError:
+            pad, no_pad = None, no_pad + 1
+        if read_roll is not None:
+            reading = read_roll(image, pad=pad)
+        else:
+            reading = labelled_reading(image, labels[path.name]["dice"], pad)
+        dice += len(reading.dice)
+        marked = annotate(image, reading)
+        if pad is not None:
+            cv2.polylines(marked, [np.int32(pad.polygon)], True, (255, 200, 0), 1)
+        for die in reading.dice:
+            for f in die.flags:
+                counts[f] += 1
+            if die.flags & {DieFlag.COCKED, DieFlag.STACKED, DieFlag.OFF_PAD}:
+                r = int(max(40, 2.2 * die.size_px))
+                x, y = (int(v) for v in die.center_xy)
+                crop = cv2.copyMakeBorder(marked, r, r, r, r, cv2.BORDER_CONSTANT)[
+                    y : y + 2 * r, x : x + 2 * r
+                ]
+                tile = cv2.resize(crop, (160, 160))
+                cv2.putText(
+                    tile,
+                    path.stem[-6:],
+                    (3, 155),
+                    cv2.FONT_HERSHEY_SIMPLEX,
+                    0.35,
+                    (255, 255, 255),
+                    1,
+                )
+                tiles.append(tile)
+    print(f"  {len(paths)} photos, {dice} dice read, pad not found in {no_pad}")
+    print("  flags: " + ", ".join(f"{f.value} {n}" for f, n in counts.items()))
+    if tiles:
+        cols = 8
+        while len(tiles) % cols:
+            tiles.append(np.zeros_like(tiles[0]))
+        sheet = np.vstack([np.hstack(tiles[i : i + cols]) for i in range(0, len(tiles), cols)])
+        OUT.mkdir(parents=True, exist_ok=True)
+        cv2.imwrite(str(OUT / "flags_nellbyler.jpg"), sheet, [cv2.IMWRITE_JPEG_QUALITY, 85])
+        print(f"  contact sheet: {OUT / 'flags_nellbyler.jpg'} ({len(tiles)} tiles)")
+
+
+SECTIONS = {
+    "renderer": bench_renderer,
+    "reader": bench_reader,
+    "flags": bench_flags,
+    "settle": bench_settle,
+    "sheet": bench_sheet,
+}
+
+
+def main() -> int:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--quick", action="store_true", help="fewer scenes, rough figures")
+    ap.add_argument("--only", default=",".join(SECTIONS), help="comma-separated sections")
+    args = ap.parse_args()
+    cv2.setNumThreads(1)
+    for name in args.only.split(","):
+        if name not in SECTIONS:
+            ap.error(f"unknown section {name!r}; choose from {', '.join(SECTIONS)}")
+        t = time.perf_counter()
+        SECTIONS[name](args.quick)
+        print(f"  ({time.perf_counter() - t:.0f} s)")
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

@@ -1,0 +1,243 @@
+"""Train the COCKED / STACKED network of ``vision.flags`` on synthetic renders; export ONNX.
+
+Requirements (training only; ``vision.flags`` itself needs just OpenCV and NumPy), the same
+environment as ``bench/train_vision.py``:
+
+    python3 -m venv /tmp/trainenv
+    /tmp/trainenv/bin/pip install torch==2.13.0 numpy opencv-python-headless onnx
+
+Usage:
+
+    /tmp/trainenv/bin/python bench/train_flags.py [--scenes 3000] [--out vision/flags.onnx]
+
+Every sample is one die of a ``vision.synth.random_scene`` (flat, leaning on the rail 10-45
+degrees, on or against another die, off the pad; half of the frames degraded), seen through a
+jittered version of its true geometry (centre, side and turn a little off, as a reader's are)
+and turned into ``vision.flags.features``. Labels come from the renderer's truth: cocked = tilt
+>= 10 degrees, stacked = on / against another die. Training adds the eight symmetries of the
+square. The script prints held-out figures for a range of thresholds.
+"""
+
+from __future__ import annotations
+
+import argparse
+import math
+import sys
+import time
+from pathlib import Path
+
+import numpy as np
+
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
+
+import torch
+
+from vision import synth
+from vision.flags import (
+    GRID,
+    MODEL_PATH,
+    N_CHANNELS,
+    PLANES,
+    FlagModel,
+    Neighbour,
+    features,
+    planes,
+)
+
+
+def top_angle(corners: tuple[tuple[float, float], ...]) -> float:
+    (x0, y0), (x1, y1) = corners[0], corners[1]
+    return (math.degrees(math.atan2(y1 - y0, x1 - x0)) + 45.0) % 90.0 - 45.0
+
+
+def samples(seed: int, n_scenes: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Features, labels (cocked, stacked) and truth tilt of every visible die."""
+    rng = np.random.default_rng(seed)
+    xs, ys, tilts = [], [], []
+    look = None
+    for k in range(n_scenes):
+        if k % 4 == 0:  # a new table every four scenes (drawing its background is the slow part)
+            look = synth.random_scene(rng, n_dice=0)
+        scene = synth.random_scene(
+            rng,
+            look=look,
+            n_dice=int(rng.integers(1, 7)),
+            cocked=0.3,
+            stacked=0.2,
+            off_pad=0.1,
+            degrade=bool(rng.random() < 0.5),
+            min_tilt_deg=10.0,
+            max_tilt_deg=45.0,
+        )
+        shot = synth.render(scene, rng=rng)
+        seen = [d for d in shot.truth.dice if d.visible >= 0.5]
+        views = []
+        for d in seen:
+            jitter = rng.normal(0, 0.06, 2) * d.size_px
+            centre = (d.center_xy[0] + float(jitter[0]), d.center_xy[1] + float(jitter[1]))
+            side = d.size_px * float(rng.uniform(0.88, 1.15))
+            angle = top_angle(d.corners_xy) + float(rng.normal(0, 3))
+            views.append((centre, side, angle))
+        for i, d in enumerate(seen):
+            others = [Neighbour(v[0], v[1]) for j, v in enumerate(views) if j != i]
+            centre, side, angle = views[i]
+            xs.append(features(shot.image, centre, side, angle, neighbours=others))
+            ys.append((float(d.tilt_deg >= 10.0), float(d.stacked)))
+            tilts.append(d.tilt_deg)
+    return np.array(xs, np.float32), np.array(ys, np.float32), np.array(tilts, np.float32)
+
+
+def cached(folder: Path | None, seed: int, n: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """``samples`` once per (seed, n, patch size), from ``folder`` when it has them."""
+    if folder is None:
+        return samples(seed, n)
+    path = folder / f"flags-{seed}-{n}-{GRID}x{N_CHANNELS}.npz"
+    if path.exists():
+        with np.load(path) as d:
+            return d["x"], d["y"], d["t"]
+    x, y, t = samples(seed, n)
+    folder.mkdir(parents=True, exist_ok=True)
+    np.savez(path, x=x, y=y, t=t)
+    return x, y, t
+
+
+def augment(xb: np.ndarray, rng: np.random.Generator) -> np.ndarray:
+    """One random symmetry of the square (flip u, flip v, swap u/v) applied to a batch: a die
+    and its perspective look the same mirrored, so this multiplies the data by eight."""
+    n = len(xb)
+    g2 = GRID * GRID
+    img = xb[:, : N_CHANNELS * g2].reshape(n, N_CHANNELS, GRID, GRID)
+    sc = xb[:, N_CHANNELS * g2 :].copy()  # eu, ev, |eu|, |ev|, |eu|+|ev|, near, nu, nv
+    if rng.random() < 0.5:
+        img = img[:, :, :, ::-1]
+        sc[:, [0, 6]] *= -1
+    if rng.random() < 0.5:
+        img = img[:, :, ::-1, :]
+        sc[:, [1, 7]] *= -1
+    if rng.random() < 0.5:
+        img = img.transpose(0, 1, 3, 2)
+        sc[:, [0, 1, 2, 3, 6, 7]] = sc[:, [1, 0, 3, 2, 7, 6]]
+    return np.concatenate([img.reshape(n, -1), sc], axis=1)
+
+
+def train(x: np.ndarray, y: np.ndarray, *, epochs: int, seed: int) -> torch.nn.Module:
+    torch.manual_seed(seed)
+    rng = np.random.default_rng(seed)
+    net = Net()
+    opt = torch.optim.AdamW(net.parameters(), lr=2e-3, weight_decay=1e-4)
+    sched = torch.optim.lr_scheduler.OneCycleLR(
+        opt, max_lr=3e-3, total_steps=epochs * ((len(x) + 127) // 128)
+    )
+    loss_fn = torch.nn.BCEWithLogitsLoss()
+    for epoch in range(epochs):
+        net.train()
+        order = rng.permutation(len(x))
+        total = 0.0
+        for start in range(0, len(x), 128):
+            idx = order[start : start + 128]
+            xb = torch.from_numpy(planes(augment(x[idx], rng)))
+            yb = torch.from_numpy(y[idx])
+            opt.zero_grad()
+            loss = loss_fn(net(xb), yb)
+            loss.backward()
+            opt.step()
+            sched.step()
+            total += loss.item() * len(idx)
+        if epoch % 5 == 0 or epoch == epochs - 1:
+            print(f"epoch {epoch + 1}: loss {total / len(x):.4f}")
+    net.eval()
+    return net
+
+
+class Net(torch.nn.Module):
+    """Three 3x3 conv blocks (16, 32, 48 channels, each halving the patch), then 64 units."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        layers: list[torch.nn.Module] = []
+        width = PLANES
+        for out in (16, 32, 48):
+            layers += [
+                torch.nn.Conv2d(width, out, 3, padding=1),
+                torch.nn.ReLU(),
+                torch.nn.MaxPool2d(2),
+            ]
+            width = out
+        side = GRID // 8
+        self.body = torch.nn.Sequential(
+            *layers,
+            torch.nn.Flatten(),
+            torch.nn.Linear(48 * side * side, 64),
+            torch.nn.ReLU(),
+            torch.nn.Linear(64, 2),
+        )
+
+    def forward(self, x: torch.Tensor) -> torch.Tensor:
+        return self.body(x)
+
+
+def predict(net: torch.nn.Module, x: np.ndarray) -> np.ndarray:
+    with torch.no_grad():
+        out = [
+            torch.sigmoid(net(torch.from_numpy(planes(x[i : i + 512]))))
+            for i in range(0, len(x), 512)
+        ]
+    return torch.cat(out).numpy()
+
+
+def export(net: torch.nn.Module, path: Path) -> None:
+    dummy = torch.zeros(1, PLANES, GRID, GRID)
+    torch.onnx.export(
+        net,
+        (dummy,),
+        str(path),
+        input_names=["planes"],
+        output_names=["logits"],
+        dynamic_axes={"planes": {0: "n"}, "logits": {0: "n"}},
+        opset_version=13,
+        dynamo=False,
+    )
+
+
+def report(net: torch.nn.Module, x: np.ndarray, y: np.ndarray, tilt: np.ndarray) -> None:
+    p = predict(net, x)
+    flat = tilt < 5
+    steep = tilt >= 15
+    print(f"held out: {len(x)} dice")
+    print(f"  COCKED recall at >= 15 deg: {(p[steep, 0] >= 0.5).mean():.4f} ({steep.sum()})")
+    print(f"  flat dice flagged COCKED:   {(p[flat, 0] >= 0.5).mean():.4f} ({flat.sum()})")
+    st = y[:, 1] > 0.5
+    print(f"  STACKED recall:             {(p[st, 1] >= 0.5).mean():.4f} ({st.sum()})")
+    print(f"  not stacked flagged:        {(p[~st, 1] >= 0.5).mean():.4f} ({(~st).sum()})")
+    for q in (0.3, 0.4, 0.5, 0.6, 0.7, 0.8, 0.9):
+        recall = (p[steep, 0] >= q).mean()
+        false = (p[flat, 0] >= q).mean()
+        print(f"  cocked threshold {q:.1f}: recall {recall:.4f}, flat flagged {false:.4f}")
+
+
+def main() -> int:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--scenes", type=int, default=5000)
+    ap.add_argument("--threads", type=int, default=1)
+    ap.add_argument("--epochs", type=int, default=30)
+    ap.add_argument("--out", type=Path, default=MODEL_PATH)
+    ap.add_argument("--cache", type=Path, help="keep rendered samples here for the next run")
+    args = ap.parse_args()
+    t0 = time.perf_counter()
+    x, y, _ = cached(args.cache, 1, args.scenes)
+    xv, yv, tv = cached(args.cache, 2, max(200, args.scenes // 5))
+    print(
+        f"{len(x)} training dice, {len(xv)} held out, rendered in {time.perf_counter() - t0:.0f} s"
+    )
+    torch.set_num_threads(max(1, args.threads))
+    net = train(x, y, epochs=args.epochs, seed=3)
+    report(net, xv, yv, tv)
+    export(net, args.out)
+    check = FlagModel(args.out).predict(xv[:64])
+    assert np.allclose(check, predict(net, xv[:64]), atol=1e-4), "ONNX export disagrees"
+    print(f"saved {args.out} ({args.out.stat().st_size // 1024} KB)")
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
