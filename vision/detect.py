@@ -17,6 +17,7 @@ import numpy as np
 from vision.classify import ValueGuess, classify, die_patch
 from vision.colour import body_colour
 from vision.face import face_angle, face_side, square_corners
+from vision.flags import DieView, die_flags
 from vision.locate import Candidate, locate
 from vision.nets import U8, load_nets
 from vision.params import DetectorParams
@@ -136,4 +137,7 @@ def _judge_flags(
         flags.add(DieFlag.UNREADABLE)
     if pad is not None and not pad.contains(reading.center_xy, margin=params.off_pad_margin_px):
         flags.add(DieFlag.OFF_PAD)
+    view = DieView(die.candidate.center_xy, die.side_px, die.angle_deg)
+    others = [DieView(d.candidate.center_xy, d.side_px, d.angle_deg) for d in dice if d is not die]
+    flags |= die_flags(frame, view, others)
     return frozenset(flags)
