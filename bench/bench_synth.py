@@ -303,6 +303,16 @@ def labelled_reading(image: np.ndarray, boxes: list[dict[str, Any]], pad: Pad | 
     return Reading(tuple(dice), (image.shape[1], image.shape[0]))
 
 
+def without_dice(image: np.ndarray, boxes: list[dict[str, Any]]) -> np.ndarray:
+    """The photo with its labelled dice (and their shadows) inpainted from the pad around."""
+    mask = np.zeros(image.shape[:2], np.uint8)
+    for box in boxes:
+        x, y, w, h = (int(v) for v in box["bbox"])
+        grow = max(w, h) // 4
+        cv2.rectangle(mask, (x - grow, y - grow), (x + w + grow, y + h + grow), 255, -1)
+    return np.asarray(cv2.inpaint(image, mask, 5, cv2.INPAINT_TELEA), np.uint8)
+
+
 def bench_sheet(quick: bool) -> None:
     print("flags on nellbyler_d6 (real photos)")
     shared = os.environ.get("DICEPAD_SHARED")
@@ -321,8 +331,8 @@ def bench_sheet(quick: bool) -> None:
     tiles, dice, no_pad = [], 0, 0
     for path in paths:
         image = cv2.imread(str(path))
-        try:
-            pad = find_pad(image)
+        try:  # find_pad wants the empty pad: paint the labelled dice out first
+            pad = find_pad(without_dice(image, labels[path.name]["dice"]))
         except PadNotFoundError:
             pad, no_pad = None, no_pad + 1
         if read_roll is not None:

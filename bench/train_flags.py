@@ -50,7 +50,9 @@ def top_angle(corners: tuple[tuple[float, float], ...]) -> float:
     return (math.degrees(math.atan2(y1 - y0, x1 - x0)) + 45.0) % 90.0 - 45.0
 
 
-def samples(seed: int, n_scenes: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+def samples(
+    seed: int, n_scenes: int, stacked: float = 0.2
+) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """Features, labels (cocked, stacked) and truth tilt of every visible die."""
     rng = np.random.default_rng(seed)
     xs, ys, tilts = [], [], []
@@ -63,7 +65,7 @@ def samples(seed: int, n_scenes: int) -> tuple[np.ndarray, np.ndarray, np.ndarra
             look=look,
             n_dice=int(rng.integers(1, 7)),
             cocked=0.3,
-            stacked=0.2,
+            stacked=stacked,
             off_pad=0.1,
             degrade=bool(rng.random() < 0.5),
             min_tilt_deg=10.0,
@@ -87,15 +89,18 @@ def samples(seed: int, n_scenes: int) -> tuple[np.ndarray, np.ndarray, np.ndarra
     return np.array(xs, np.float32), np.array(ys, np.float32), np.array(tilts, np.float32)
 
 
-def cached(folder: Path | None, seed: int, n: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+def cached(
+    folder: Path | None, seed: int, n: int, stacked: float = 0.2
+) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """``samples`` once per (seed, n, patch size), from ``folder`` when it has them."""
     if folder is None:
-        return samples(seed, n)
-    path = folder / f"flags-{seed}-{n}-{GRID}x{N_CHANNELS}.npz"
+        return samples(seed, n, stacked)
+    tag = "" if stacked == 0.2 else f"-s{stacked}"
+    path = folder / f"flags-{seed}-{n}{tag}-{GRID}x{N_CHANNELS}.npz"
     if path.exists():
         with np.load(path) as d:
             return d["x"], d["y"], d["t"]
-    x, y, t = samples(seed, n)
+    x, y, t = samples(seed, n, stacked)
     folder.mkdir(parents=True, exist_ok=True)
     np.savez(path, x=x, y=y, t=t)
     return x, y, t
@@ -219,12 +224,16 @@ def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--scenes", type=int, default=5000)
     ap.add_argument("--threads", type=int, default=1)
+    ap.add_argument("--more-stacked", type=int, default=0, help="extra scenes, half stacked")
     ap.add_argument("--epochs", type=int, default=30)
     ap.add_argument("--out", type=Path, default=MODEL_PATH)
     ap.add_argument("--cache", type=Path, help="keep rendered samples here for the next run")
     args = ap.parse_args()
     t0 = time.perf_counter()
     x, y, _ = cached(args.cache, 1, args.scenes)
+    if args.more_stacked:  # extra scenes rich in stacked dice, the rarest and hardest case
+        xm, ym, _ = cached(args.cache, 5, args.more_stacked, stacked=0.5)
+        x, y = np.concatenate([x, xm]), np.concatenate([y, ym])
     xv, yv, tv = cached(args.cache, 2, max(200, args.scenes // 5))
     print(
         f"{len(x)} training dice, {len(xv)} held out, rendered in {time.perf_counter() - t0:.0f} s"

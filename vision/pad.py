@@ -70,30 +70,43 @@ def find_pad(
     d8 = np.clip(dist * 4, 0, 255).astype(np.uint8)  # quarter-unit steps for Otsu
     otsu, _ = cv2.threshold(d8, 0, 255, cv2.THRESH_BINARY + cv2.THRESH_OTSU)
     spread = float(np.percentile(np.linalg.norm(patch - ref, axis=2), 75))  # dice are outliers
-    # Pad versus the rest (Otsu), but never wider than the pad's own texture allows: a rail
-    # a little darker than a black mat is not the mat.
-    level = float(np.clip(min(otsu / 4, max(10.0, 4.0 * spread)), 6.0, 40.0))
-    near = (dist <= level).astype(np.uint8)
-    kernel = cv2.getStructuringElement(cv2.MORPH_ELLIPSE, (5, 5))
-    near = cv2.morphologyEx(near, cv2.MORPH_OPEN, kernel)
-    _, labels = cv2.connectedComponents(near, connectivity=4)
-    centre_label = _label_near_centre(np.asarray(labels, np.int32), cx, cy)
-    if centre_label == 0:
+    # Pad versus the rest (Otsu), but never wider than the pad's own texture allows (a rail a
+    # little darker than a black mat is not the mat) -- unless only Otsu's wider level gives a
+    # four-sided region (a tray floor shaded towards its walls).
+    tight = float(np.clip(min(otsu / 4, max(10.0, 4.0 * spread)), 6.0, 40.0))
+    wide = float(np.clip(otsu / 4, 6.0, 40.0))
+    found = [_region(dist, level, cx, cy) for level in dict.fromkeys((tight, wide))]
+    outlines = [o for o in found if o is not None]
+    if not outlines:
         raise PadNotFoundError("no pad-coloured region at the centre of the frame")
-    region = (labels == centre_label).astype(np.uint8)
-    contours, _ = cv2.findContours(region, cv2.RETR_EXTERNAL, cv2.CHAIN_APPROX_NONE)
-    outline = max(contours, key=cv2.contourArea)
-    area = cv2.contourArea(outline)
+    polys = [(_simplify(o), cv2.contourArea(o)) for o in outlines]
+    quads = [pa for pa in polys if len(pa[0]) == 4]
+    poly, area = quads[0] if quads else polys[0]
     if area < min_area_frac * sh * sw:
         raise PadNotFoundError(
             f"the region around the centre covers {area / (sh * sw):.0%} of the frame, "
             f"less than {min_area_frac:.0%}: is the camera looking at the pad?"
         )
-    poly = _simplify(outline)
     full = poly.astype(np.float64) / scale
     full[:, 0] = np.clip(full[:, 0], 0, w - 1)
     full[:, 1] = np.clip(full[:, 1], 0, h - 1)
     return Pad(tuple((float(x), float(y)) for x, y in full))
+
+
+def _region(
+    dist: npt.NDArray[np.float32], level: float, cx: int, cy: int
+) -> npt.NDArray[np.int32] | None:
+    """Outline of the connected region within ``level`` of the pad colour around the centre."""
+    near = (dist <= level).astype(np.uint8)
+    kernel = cv2.getStructuringElement(cv2.MORPH_ELLIPSE, (5, 5))
+    near = np.asarray(cv2.morphologyEx(near, cv2.MORPH_OPEN, kernel), np.uint8)
+    _, labels = cv2.connectedComponents(near, connectivity=4)
+    centre_label = _label_near_centre(np.asarray(labels, np.int32), cx, cy)
+    if centre_label == 0:
+        return None
+    region = (labels == centre_label).astype(np.uint8)
+    contours, _ = cv2.findContours(region, cv2.RETR_EXTERNAL, cv2.CHAIN_APPROX_NONE)
+    return np.asarray(max(contours, key=cv2.contourArea), np.int32)
 
 
 def _label_near_centre(labels: npt.NDArray[np.int32], cx: int, cy: int) -> int:
