@@ -18,6 +18,7 @@ Reported, and checked:
   idle (before the phones connect) and under load.
 
     ./run bench bench_load [--clients 200] [--duration 600] [--interval 1] [--camera demo]
+                           [--workload steady|growing]
 """
 
 from __future__ import annotations
@@ -25,6 +26,7 @@ from __future__ import annotations
 import argparse
 import asyncio
 import contextlib
+import json
 import os
 import re
 import statistics
@@ -34,13 +36,19 @@ import threading
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Any
 
 REPO = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 from crash_harness import Serve, get, request  # noqa: E402
 
-ACTION = {"type": "roll", "dice": [2, 3, 4, 6, 2, 3]}  # always legal: the turn passes on
+BLOW = {"type": "roll", "dice": [2, 3, 4, 6, 2, 3]}  # always legal: the turn passes on
+UNDO = {"type": "undo"}
+#: ``steady``: a blown roll, then its undo, and again: the table's state stays the same size,
+#: so memory that grows is a leak. ``growing``: blown rolls only: every turn stays in the
+#: history, and every state message (sent to every phone) grows with the game.
+WORKLOADS = {"steady": (BLOW, UNDO), "growing": (BLOW,)}
 TEAMS = {"game": "you-blew-it", "teams": {"A": ["Ann"], "B": ["Bob"]}}
 CAMERA_TABLE = {"game": "bolo", "players": ["Cam", "Era"], "rules": {"bolo.entry_min": 100}}
 EVENT = re.compile(rb"^id: (\d+)\nevent: (\w+)\n", re.M)
@@ -147,7 +155,12 @@ def camera_figures(port: int, seconds: float) -> dict[str, float]:
 
 
 async def load(
-    port: int, table: str, clients: int, duration: float, interval: float
+    port: int,
+    table: str,
+    clients: int,
+    duration: float,
+    interval: float,
+    cycle: tuple[dict[str, Any], ...],
 ) -> tuple[list[Phone], dict[int, float], list[float]]:
     stop = asyncio.Event()
     phones = [Phone() for _ in range(clients)]
@@ -159,8 +172,9 @@ async def load(
     next_at = time.perf_counter()
     while time.perf_counter() < end:
         t0 = time.perf_counter()
+        action = cycle[len(posts) % len(cycle)]
         status, body = await asyncio.to_thread(
-            request, port, "POST", f"/api/tables/{table}/actions", ACTION
+            request, port, "POST", f"/api/tables/{table}/actions", action
         )
         posts.append(time.perf_counter() - t0)
         if status != 201:
@@ -185,11 +199,17 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--duration", type=float, default=600.0, help="seconds of load")
     parser.add_argument("--interval", type=float, default=1.0, help="seconds between actions")
     parser.add_argument("--camera", default="demo", help="demo (default) or none")
+    parser.add_argument(
+        "--workload",
+        choices=sorted(WORKLOADS),
+        default="steady",
+        help="steady: roll/undo, the state keeps its size (default); growing: the history grows",
+    )
     parser.add_argument("--sample", type=float, default=5.0, help="RSS sampling period (s)")
     args = parser.parse_args(argv)
     print(
         f"dicepad load: {args.clients} SSE phones, one action per {args.interval:g} s for "
-        f"{args.duration:g} s, camera {args.camera}; {os.cpu_count()} CPUs",
+        f"{args.duration:g} s ({args.workload}), camera {args.camera}; {os.cpu_count()} CPUs",
         flush=True,
     )
     with tempfile.TemporaryDirectory(prefix="dicepad-load-") as tmp:
@@ -213,11 +233,19 @@ def main(argv: list[str] | None = None) -> int:
             sampler.start()
             t_start = time.monotonic()
             phones, sent, posts = asyncio.run(
-                load(port, table["table"], args.clients, args.duration, args.interval)
+                load(
+                    port,
+                    table["table"],
+                    args.clients,
+                    args.duration,
+                    args.interval,
+                    WORKLOADS[args.workload],
+                )
             )
             sampler.stop.set()
             sampler.join()
             held = get(port, "/api/health")["feed"]
+            last_state_bytes = len(json.dumps(get(port, f"/api/tables/{table['table']}")))
             load_cam = camera_figures(port, 10) if camera_on else {}
             elapsed = time.monotonic() - t_start
         finally:
@@ -234,7 +262,10 @@ def main(argv: list[str] | None = None) -> int:
     rss = [kb for _, kb in sampler.rss]
     half = sampler.rss[len(sampler.rss) // 2 :]
     growth = (half[-1][1] - half[0][1]) / 1024 if len(half) >= 2 else 0.0
-    print(f"run: {elapsed:.0f} s, {len(sent)} actions, {len(posts)} posts")
+    print(
+        f"run: {elapsed:.0f} s, {len(sent)} actions, {len(posts)} posts; last state message "
+        f"{last_state_bytes / 1024:.0f} KiB"
+    )
     print(
         f"updates lost: {lost} (of {len(sent) * len(phones)} deliveries); "
         f"reconnects {reconnects}, refused connects {sum(p.refused for p in phones)}"
