@@ -15,6 +15,7 @@ cross-validation fold I of K (the ones a model trained with ``--fold I/K`` never
 from __future__ import annotations
 
 import argparse
+import dataclasses
 import json
 import os
 import statistics
@@ -217,6 +218,19 @@ def parse_fold(text: str | None) -> tuple[int, int] | None:
     return i, k
 
 
+def parse_overrides(items: Sequence[str]) -> dict[str, object]:
+    """``["value_views=2", "peak_threshold=0.4"]`` -> typed DetectorParams keyword arguments."""
+    fields = {f.name: f for f in dataclasses.fields(DetectorParams)}
+    out: dict[str, object] = {}
+    for item in items:
+        name, _, text = item.partition("=")
+        if name not in fields or name == "models_dir":
+            raise SystemExit(f"--set: unknown parameter {name!r}")
+        kind = type(getattr(DetectorParams(), name))
+        out[name] = kind(text)
+    return out
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--datasets", type=Path, default=default_datasets_dir())
@@ -225,9 +239,16 @@ def main(argv: Sequence[str] | None = None) -> int:
     ap.add_argument("--limit", type=int, default=0, help="at most N images per data set")
     ap.add_argument("--wrong", action="store_true", help="list the images not read exactly")
     ap.add_argument("--threads", type=int, default=1, help="OpenCV threads (default 1)")
+    ap.add_argument(
+        "--set",
+        action="append",
+        default=[],
+        metavar="NAME=VALUE",
+        help="override a DetectorParams field, e.g. --set value_views=2 (repeatable)",
+    )
     args = ap.parse_args(argv)
     cv2.setNumThreads(args.threads)  # with 1, all work runs on this thread: thread_time is fair
-    params = DetectorParams(models_dir=args.models)
+    params = DetectorParams(models_dir=args.models, **parse_overrides(args.set))
     images: list[LabelledImage] = []
     for name in DATASETS:
         subset = in_fold(load_dataset(args.datasets, name), parse_fold(args.fold))

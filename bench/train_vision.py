@@ -140,8 +140,11 @@ def to_samples(images: list[LabelledImage]) -> list[Sample]:
 # ----------------------------------------------------------------------------- augmentation
 
 
-def colour_jitter(img: np.ndarray, rng: np.random.Generator, *, invert: float) -> np.ndarray:
-    """Photometric augmentation of a BGR uint8 image."""
+def colour_jitter(
+    img: np.ndarray, rng: np.random.Generator, *, invert: float, mild: bool = False
+) -> np.ndarray:
+    """Photometric augmentation of a BGR uint8 image; ``mild`` for die patches, whose 4-6 px
+    pips a strong blur or a coarse JPEG would erase (the value would no longer be the label)."""
     out = img
     if rng.random() < 0.6:  # hue rotation and saturation
         hsv = cv2.cvtColor(out, cv2.COLOR_BGR2HSV).astype(np.int16)
@@ -160,20 +163,20 @@ def colour_jitter(img: np.ndarray, rng: np.random.Generator, *, invert: float) -
     if rng.random() < invert:
         f = 255 - f
     if rng.random() < 0.3:
-        f += rng.normal(0, rng.uniform(2, 10), f.shape).astype(np.float32)
+        f += rng.normal(0, rng.uniform(1, 5 if mild else 10), f.shape).astype(np.float32)
     out = np.clip(f, 0, 255).astype(np.uint8)
     r = rng.random()
-    if r < 0.25:
-        out = cv2.GaussianBlur(out, (0, 0), rng.uniform(0.4, 1.3))
-    elif r < 0.4:
-        k = int(rng.integers(3, 8))
+    if r < (0.15 if mild else 0.25):
+        out = cv2.GaussianBlur(out, (0, 0), rng.uniform(0.3, 0.8 if mild else 1.3))
+    elif r < (0.25 if mild else 0.4):
+        k = 3 if mild else int(rng.integers(3, 8))
         kernel = np.zeros((k, k), np.float32)
         kernel[k // 2, :] = 1 / k
         m = cv2.getRotationMatrix2D((k / 2 - 0.5, k / 2 - 0.5), rng.uniform(0, 180), 1)
         kernel = cv2.warpAffine(kernel, m, (k, k))
         out = cv2.filter2D(out, -1, kernel / max(kernel.sum(), 1e-6))
-    if rng.random() < 0.35:
-        q = int(rng.integers(25, 90))
+    if rng.random() < (0.25 if mild else 0.35):
+        q = int(rng.integers(50 if mild else 25, 95))
         out = cv2.imdecode(cv2.imencode(".jpg", out, [cv2.IMWRITE_JPEG_QUALITY, q])[1], 1)
     return out
 
@@ -316,6 +319,71 @@ def locator_loss(
 # ----------------------------------------------------------------------------- value data
 
 
+PIPS = {
+    1: [(0, 0)],
+    2: [(-1, -1), (1, 1)],
+    3: [(-1, -1), (0, 0), (1, 1)],
+    4: [(-1, -1), (1, -1), (-1, 1), (1, 1)],
+    5: [(-1, -1), (1, -1), (0, 0), (-1, 1), (1, 1)],
+    6: [(-1, -1), (1, -1), (-1, 0), (1, 0), (-1, 1), (1, 1)],
+}
+
+
+def drawn_patch(value: int, rng: np.random.Generator) -> np.ndarray:
+    """A synthetic die patch: random body, pip and table colours, turn, size and a shaded side
+    face, so the value network also learns pip layouts on colour pairs the photos lack."""
+    k, out = 4, P.crop_px
+    big = out * k
+
+    def colour() -> tuple[int, int, int]:
+        hsv = np.uint8([[[rng.integers(0, 180), rng.integers(0, 256), rng.integers(20, 256)]]])
+        return tuple(int(v) for v in cv2.cvtColor(hsv, cv2.COLOR_HSV2BGR)[0, 0])
+
+    body = colour()
+    pip = colour()
+    while abs(sum(pip) - sum(body)) < 150:
+        pip = colour()
+    img = np.empty((big, big, 3), np.uint8)
+    img[...] = colour()
+    side = big / P.crop_scale * rng.uniform(0.6, 0.85)
+    a = math.radians(rng.uniform(0, 360))
+    c, si = math.cos(a), math.sin(a)
+    cx = cy = big / 2 + rng.normal(0, 0.03 * big)
+
+    def at(dx: float, dy: float) -> tuple[int, int]:
+        return (round(cx + dx * c - dy * si), round(cy + dx * si + dy * c))
+
+    half, r = side / 2, side * rng.uniform(0.05, 0.18)
+    if rng.random() < 0.5:  # a side face seen in perspective, darker than the top
+        shift = side * rng.uniform(0.1, 0.3)
+        quad = [at(-half, -half), at(half, -half), at(half, half + shift), at(-half, half + shift)]
+        dark = tuple(int(v * rng.uniform(0.5, 0.8)) for v in body)
+        cv2.fillPoly(img, [np.array(quad, np.int32)], dark, cv2.LINE_AA)
+    outline = []
+    corners = (
+        (half - r, half - r),
+        (-(half - r), half - r),
+        (-(half - r), -(half - r)),
+        (half - r, -(half - r)),
+    )
+    for q, (ox, oy) in enumerate(corners):
+        for t in range(0, 91, 15):
+            ang = math.radians(90 * q + t)
+            outline.append(at(ox + r * math.cos(ang), oy + r * math.sin(ang)))
+    cv2.fillPoly(img, [np.array(outline, np.int32)], body, cv2.LINE_AA)
+    spacing, radius = rng.uniform(0.24, 0.3), rng.uniform(0.065, 0.1)
+    for px, py in PIPS[value]:
+        cv2.circle(
+            img,
+            at(px * spacing * side, py * spacing * side),
+            round(radius * side),
+            pip,
+            -1,
+            cv2.LINE_AA,
+        )
+    return np.ascontiguousarray(cv2.resize(img, (out, out), interpolation=cv2.INTER_AREA))
+
+
 def value_batch(
     samples: list[Sample], n: int, rng: np.random.Generator
 ) -> tuple[torch.Tensor, torch.Tensor]:
@@ -323,6 +391,11 @@ def value_batch(
     them), 25 % not dice (locator false hits, near misses beside a die, anywhere)."""
     imgs, labels = [], []
     while len(imgs) < n:
+        if rng.random() < 0.15:
+            value = int(rng.integers(1, 7))
+            imgs.append(colour_jitter(drawn_patch(value, rng), rng, invert=0.0, mild=True))
+            labels.append(value)
+            continue
         s = samples[int(rng.integers(len(samples)))]
         if not s.dice:
             continue
@@ -357,7 +430,7 @@ def value_batch(
         )
         if rng.random() < 0.5:
             patch = patch[:, ::-1]
-        imgs.append(colour_jitter(np.ascontiguousarray(patch), rng, invert=0.15))
+        imgs.append(colour_jitter(np.ascontiguousarray(patch), rng, invert=0.15, mild=True))
         labels.append(label)
     return to_tensor(imgs), torch.tensor(labels)
 
@@ -405,7 +478,7 @@ def main() -> int:
     ap.add_argument("--fold", help="I/K: train without cross-validation fold I of K")
     ap.add_argument("--out", type=Path, required=True)
     ap.add_argument("--locator-steps", type=int, default=1000)
-    ap.add_argument("--value-steps", type=int, default=1500)
+    ap.add_argument("--value-steps", type=int, default=2500)
     ap.add_argument("--threads", type=int, default=2)
     ap.add_argument("--seed", type=int, default=0)
     ap.add_argument("--only", choices=["locator", "value"])

@@ -41,7 +41,7 @@ class ValueGuess:
     """The value network's verdict on one patch."""
 
     value: int  # 1-6, the most probable face
-    probability: float  # of that value
+    probability: float  # of that value, given that the patch shows a die
     not_die: float  # probability that the patch is not centred on a die
 
 
@@ -51,14 +51,23 @@ def softmax(logits: F32) -> F32:
     return np.asarray(e / e.sum(axis=1, keepdims=True), dtype=np.float32)
 
 
-def classify(net: cv2.dnn.Net, patches: Sequence[U8]) -> list[ValueGuess]:
-    """One :class:`ValueGuess` per patch (all patches the same size)."""
+def classify(net: cv2.dnn.Net, patches: Sequence[U8], *, views: int = 1) -> list[ValueGuess]:
+    """One :class:`ValueGuess` per patch (all patches the same size).
+
+    With ``views`` 2 or 4 each patch is also seen turned by 90 (and 180, 270) degrees and the
+    probabilities averaged: a die's value does not depend on its turn, the network's small
+    mistakes do, so they average out.
+    """
     if not patches:
         return []
-    probs = softmax(run(net, to_blob(list(patches))))
+    if views not in (1, 2, 4):
+        raise ValueError(f"views must be 1, 2 or 4, got {views}")
+    batch = [np.ascontiguousarray(np.rot90(p, k)) for k in range(views) for p in patches]
+    probs = softmax(run(net, to_blob(batch))).reshape(views, len(patches), -1).mean(axis=0)
     out = []
     for p in probs:
         faces = p[NOT_A_DIE + 1 :]
         best = int(np.argmax(faces))
-        out.append(ValueGuess(best + 1, float(faces[best]), float(p[NOT_A_DIE])))
+        share = float(faces[best] / max(float(faces.sum()), 1e-9))
+        out.append(ValueGuess(best + 1, share, float(p[NOT_A_DIE])))
     return out

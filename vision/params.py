@@ -1,7 +1,8 @@
 """Every tuning knob of the dice reader in one frozen value, with its unit.
 
 Nothing here is fitted to a particular photo or data set: the same defaults read top-down phone
-photos and oblique webcam frames. Pixel sizes are in *frame* pixels unless the name says otherwise.
+photos and oblique webcam frames (the thresholds were chosen on a cross-validation fold, with
+models that never saw its photos). Pixel sizes are in *frame* pixels unless the name says otherwise.
 """
 
 from __future__ import annotations
@@ -30,10 +31,14 @@ class DetectorParams:
     crop_px: int = 32
     """Side in px of the patch the value classifier sees (fixed by the shipped model)."""
 
-    reject_not_die: float = 0.5
+    value_views: int = 4
+    """How many turns (1, 2 or 4; by 90 degrees) of each patch the value network sees; their
+    probabilities are averaged. More views cost classifier time in proportion."""
+
+    reject_not_die: float = 0.25
     """A located candidate is dropped when the classifier's "not a die" probability exceeds this."""
 
-    min_value_confidence: float = 0.55
+    min_value_confidence: float = 0.35
     """Below this value probability (0-1) the die is reported with ``value=None`` and
     ``UNREADABLE`` rather than guessed."""
 
@@ -51,5 +56,7 @@ class DetectorParams:
             value = getattr(self, name)
             if not 0.0 <= value <= 1.0:
                 raise ValueError(f"{name} must be within 0..1, got {value}")
+        if self.value_views not in (1, 2, 4):
+            raise ValueError(f"value_views must be 1, 2 or 4, got {self.value_views}")
         if self.crop_px < 8 or self.crop_scale <= 0 or self.min_center_distance < 0:
             raise ValueError("crop_px >= 8, crop_scale > 0 and min_center_distance >= 0 needed")
