@@ -420,6 +420,9 @@ class TornReport:
     last_write_kept: int = 0
     last_write_lost: int = 0
     served: int = 0
+    #: the check has teeth: a WAL cut inside the ACKNOWLEDGED part (what a missing fsync
+    #: would leave after a power cut) is seen as lost events
+    cut_before_ack_detected: bool = False
 
     def lines(self) -> list[str]:
         return [
@@ -508,6 +511,8 @@ def torn_write_check(work: Path, *, seed: int, variants: int = 12) -> TornReport
 
     report = TornReport()
     before_set = set(before_log)
+    with crafted(work, "cut-acknowledged", after_main, after_wal[: lo - frame]) as path:
+        report.cut_before_ack_detected = not before_set <= set(read_log(path))
     for name, main, wal in cases:
         with crafted(work, name, main, wal) as path:
             result = integrity(path)

@@ -55,3 +55,4 @@ def test_torn_writes_never_leave_an_unreadable_database(tmp_path: Path) -> None:
     assert report.variants == 13
     assert report.served == 2
     assert report.last_write_kept + report.last_write_lost == report.variants
+    assert report.cut_before_ack_detected  # a lost acknowledged commit would be caught
