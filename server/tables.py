@@ -26,7 +26,7 @@ from scoring.errors import IllegalActionError, MalformedActionError
 from scoring.game import Game, Highlight
 from scoring.history import apply_logged
 from scoring.rules import parse_rules, rules_to_json
-from server.feed import Feed, Stream, sse
+from server.feed import Feed, Stream, live_view, sse
 from server.records import record_rows, replay_with_records, taken_back_by
 from server.standing import Standing, last_roll, resolve
 from server.store import SOURCES, EventRow, RecordRow, Store, TableRow
@@ -75,6 +75,9 @@ class _Live:
     #: last throw); a ``notice`` is cleared by the next action, whoever sends it
     pad: dict[str, Any] = field(default_factory=dict)
     view: dict[str, Any] = field(default_factory=dict)
+    #: ``view`` encoded as the full ``state`` event a (re)connecting phone starts with, made
+    #: once per change (a reconnect storm must not encode the whole history per phone)
+    snapshot: tuple[dict[str, Any], bytes] | None = None
     lock: threading.Lock = field(default_factory=threading.Lock)
 
 
@@ -358,7 +361,7 @@ class TableService:
             else:
                 live.pad[key] = value
             live.view = self._view(live)
-            self._feed.publish(live.row.id, sse("state", live.view, live.seq))
+            self._feed.publish(live.row.id, sse("state", live_view(live.view), live.seq))
 
     def end(self, table_id: str, *, source: str = "phone") -> Applied:
         """End the game now: the game's ``end`` action, through the one path (undoable)."""
@@ -366,13 +369,15 @@ class TableService:
 
     def _publish(self, live: _Live, event: EventRow, highlights: tuple[Highlight, ...]) -> Applied:
         """Refresh the cached view and broadcast; called with the table's lock held, so the
-        feed carries events in log order."""
+        feed carries events in log order. The message is encoded once for every phone, and
+        its state is :func:`~server.feed.live_view` (history cut to the last round): bounded
+        however long the game."""
         live.view = self._view(live)
         entry = entry_json(event)
         live_entry = entry | {"highlights": [h.to_json() for h in highlights]}
         self._feed.publish(
             live.row.id,
-            sse("entry", live_entry, event.seq) + sse("state", live.view, event.seq),
+            sse("entry", live_entry, event.seq) + sse("state", live_view(live.view), event.seq),
         )
         return Applied(entry, live.view, highlights)
 
@@ -388,11 +393,17 @@ class TableService:
 
     def watch(self, table_id: str, last_event_id: int | None = None) -> Stream:
         """A live stream of the table: the entries after ``last_event_id`` (catch-up), the
-        full table now, then every change. Raises ``FeedFullError`` past the bound."""
+        full table now (history included), then every change (history cut to the last
+        round). Raises ``FeedFullError`` past the bound."""
         live = self._get(table_id)
         with live.lock:  # no event can slip between the snapshot and the subscription
             sub = self._feed.subscribe(table_id)
-            seq, view = live.seq, live.view
+            seq, view, cached = live.seq, live.view, live.snapshot
+        # Encoded outside the writers' lock. Two watchers racing may store an older pair;
+        # the next watcher sees it is not the current view and encodes that one.
+        if cached is None or cached[0] is not view:
+            cached = (view, sse("state", view, seq))
+            live.snapshot = cached
         initial: list[bytes] = []
         if last_event_id is not None and 0 <= last_event_id < seq:
             initial.extend(
@@ -400,7 +411,7 @@ class TableService:
                 for e in self._store.events(table_id, last_event_id)
                 if e.seq <= seq
             )
-        initial.append(sse("state", view, seq))
+        initial.append(cached[1])
         return Stream(sub, initial, keepalive_seconds=self._keepalive)
 
 
