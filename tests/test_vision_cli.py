@@ -1,0 +1,71 @@
+"""``dicepad detect``: JSON lines, readable lines, annotation files, bad images."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import cv2
+import pytest
+from vision_drawing import draw_die, table
+
+from server.cli import main
+
+
+@pytest.fixture(scope="module")
+def photo(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    img = table(640, 480, (70, 110, 60))
+    for i, value in enumerate((2, 5, 6)):
+        draw_die(img, (150.0 + 170 * i, 240.0), 46, value, angle_deg=20 * i)
+    path = tmp_path_factory.mktemp("photos") / "roll.png"
+    cv2.imwrite(str(path), img)
+    return path
+
+
+def test_json_line_per_image(photo: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["detect", "--json", str(photo), str(photo)]) == 0
+    lines = capsys.readouterr().out.splitlines()
+    assert len(lines) == 2
+    obj = json.loads(lines[0])
+    assert obj["image"] == str(photo)
+    assert isinstance(obj["ms"], float)
+    assert sorted(d["value"] for d in obj["dice"]) == [2, 5, 6]
+    for die in obj["dice"]:
+        assert set(die) == {"value", "center", "size", "colour", "confidence", "flags"}
+        assert die["colour"] == "white"
+        assert die["flags"] == []
+
+
+def test_readable_line(photo: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["detect", str(photo)]) == 0
+    out = capsys.readouterr().out
+    assert out.startswith(f"{photo}: 2 5 6  (3 dice, ")
+
+
+def test_bad_images_fail_at_the_end_and_the_rest_are_read(
+    photo: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    junk = tmp_path / "junk.jpg"
+    junk.write_bytes(b"not a jpeg")
+    code = main(["detect", "--json", str(tmp_path / "missing.jpg"), str(junk), str(photo)])
+    assert code == 1
+    captured = capsys.readouterr()
+    lines = [json.loads(line) for line in captured.out.splitlines()]
+    assert [line.get("error") for line in lines] == ["no such file", "not a readable image", None]
+    assert len(lines[2]["dice"]) == 3
+    assert "junk.jpg: not a readable image" in captured.err
+    assert "2 of 3 image(s) failed" in captured.err
+
+
+def test_annotate_writes_outlined_copies(
+    photo: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    out = tmp_path / "ann"
+    assert main(["detect", "--annotate", str(out), str(photo)]) == 0
+    written = cv2.imread(str(out / "roll.png"))
+    original = cv2.imread(str(photo))
+    assert written is not None
+    assert written.shape == original.shape
+    changed = (cv2.absdiff(written, original).max(axis=2) > 40).sum()
+    assert changed > 3 * 4 * 40  # three outlines at least
+    capsys.readouterr()

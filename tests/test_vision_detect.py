@@ -1,0 +1,175 @@
+"""``read_roll`` on scenes drawn with known truth: values, geometry, colour, flags, bad input."""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+import pytest
+from vision_drawing import draw_die, table
+
+from vision.detect import read_roll
+from vision.params import DetectorParams
+from vision.reading import DieFlag, Pad, Reading
+
+Scene = tuple[np.ndarray, list[tuple[tuple[float, float], int]]]
+
+
+def _scene(body: tuple[int, int, int], pip: tuple[int, int, int], side: float) -> Scene:
+    """Six dice, one of each value, turned variously, on a 640 x 480 table."""
+    img = table(640, 480, (70, 110, 60))
+    truth = []
+    for i, value in enumerate((3, 6, 1, 5, 2, 4)):
+        center = (90.0 + 90 * i, 140.0 + 200 * (i % 2))
+        draw_die(img, center, side, value, angle_deg=17 * i - 30, body=body, pip=pip)
+        truth.append((center, value))
+    return img, truth
+
+
+def _values_by_position(reading: Reading, truth: list[tuple[tuple[float, float], int]]) -> list:
+    out = []
+    for (tx, ty), _ in truth:
+        near = [
+            d for d in reading.dice if math.hypot(d.center_xy[0] - tx, d.center_xy[1] - ty) < 15
+        ]
+        out.append(near[0].value if len(near) == 1 else None)
+    return out
+
+
+SCENES = [
+    ((235, 235, 235), (20, 20, 20), 44, "white"),
+    ((30, 30, 30), (240, 240, 240), 52, "black"),
+    ((40, 40, 200), (245, 245, 245), 40, "red"),
+]
+
+
+_MISREAD = pytest.mark.xfail(
+    strict=True,
+    reason="known gap: the value network (trained on two photo sets) misreads one flat drawn"
+    " black die in this scene (a 3 as a 2)",
+)
+
+
+@pytest.mark.parametrize(
+    ("body", "pip", "side", "colour"),
+    [SCENES[0], pytest.param(*SCENES[1], marks=_MISREAD), SCENES[2]],
+)
+def test_reads_every_drawn_die(
+    body: tuple[int, int, int], pip: tuple[int, int, int], side: float, colour: str
+) -> None:
+    img, truth = _scene(body, pip, side)
+    reading = read_roll(img)
+    assert _values_by_position(reading, truth) == [v for _, v in truth]
+    assert reading.frame_size == (640, 480)
+    for die in reading.dice:
+        assert die.colour == colour
+        assert len(die.corners_xy) == 4
+        assert 0.0 <= die.confidence <= 1.0
+        assert DieFlag.UNREADABLE not in die.flags
+        assert DieFlag.OFF_PAD not in die.flags
+
+
+@pytest.mark.parametrize(
+    ("body", "pip", "side", "colour"),
+    [
+        SCENES[0],
+        pytest.param(
+            *SCENES[1],
+            marks=pytest.mark.xfail(
+                strict=True,
+                reason="known gap: one white pip of a flat drawn black die is located as an"
+                " extra die (the locator has seen no drawn scenes)",
+            ),
+        ),
+        SCENES[2],
+    ],
+)
+def test_nothing_extra_on_drawn_scenes(
+    body: tuple[int, int, int], pip: tuple[int, int, int], side: float, colour: str
+) -> None:
+    img, truth = _scene(body, pip, side)
+    reading = read_roll(img)
+    assert len(reading.dice) == len(truth)
+
+
+@pytest.mark.xfail(
+    strict=True,
+    reason="known gap: the locator's size estimate is up to 2x off on flat drawn dice",
+)
+@pytest.mark.parametrize(("body", "pip", "side", "colour"), SCENES)
+def test_size_of_drawn_dice(
+    body: tuple[int, int, int], pip: tuple[int, int, int], side: float, colour: str
+) -> None:
+    img, _ = _scene(body, pip, side)
+    for die in read_roll(img).dice:
+        assert die.size_px == pytest.approx(side, rel=0.3)
+
+
+def test_empty_table_has_no_dice() -> None:
+    reading = read_roll(table(640, 480, (70, 110, 60)))
+    assert reading.dice == ()
+    assert reading.clean
+
+
+def test_grey_and_bgra_frames_are_accepted() -> None:
+    img, truth = _scene((235, 235, 235), (20, 20, 20), 44)
+    grey = img.mean(axis=2).astype(np.uint8)
+    assert len(read_roll(grey).dice) == len(truth)
+    bgra = np.dstack([img, np.full(img.shape[:2], 255, np.uint8)])
+    assert len(read_roll(bgra).dice) == len(truth)
+
+
+def test_off_pad_dice_are_flagged() -> None:
+    img, truth = _scene((235, 235, 235), (20, 20, 20), 44)
+    pad = Pad(((0.0, 0.0), (300.0, 0.0), (300.0, 480.0), (0.0, 480.0)))
+    reading = read_roll(img, pad=pad)
+    off = {d.value for d in reading.flagged(DieFlag.OFF_PAD)}
+    on = {d.value for d in reading.dice if DieFlag.OFF_PAD not in d.flags}
+    assert on == {v for (x, _), v in truth if x < 300}
+    assert off == {v for (x, _), v in truth if x >= 300}
+    assert reading.values == tuple(sorted(on))
+
+
+def test_unsure_values_are_unreadable_not_guessed() -> None:
+    img, _ = _scene((235, 235, 235), (20, 20, 20), 44)
+    reading = read_roll(img, params=DetectorParams(min_value_confidence=1.0))
+    assert reading.dice
+    for die in reading.dice:
+        assert die.value is None
+        assert DieFlag.UNREADABLE in die.flags
+    assert reading.values == ()
+
+
+@pytest.mark.parametrize(
+    ("frame", "error"),
+    [
+        (np.zeros((480, 640, 3), np.float32), ValueError),
+        (np.zeros((480, 640, 2), np.uint8), ValueError),
+        (np.zeros((4, 4, 3), np.uint8), ValueError),
+        ([[0, 0], [0, 0]], TypeError),
+    ],
+)
+def test_bad_frames_raise_clear_errors(frame: object, error: type[Exception]) -> None:
+    with pytest.raises(error):
+        read_roll(frame)  # type: ignore[arg-type]
+
+
+def test_params_are_validated() -> None:
+    with pytest.raises(ValueError, match="peak_threshold"):
+        DetectorParams(peak_threshold=1.5)
+    with pytest.raises(ValueError, match="locator_long_side_px"):
+        DetectorParams(locator_long_side_px=10)
+
+
+def test_missing_model_folder_is_a_clear_error(tmp_path: object) -> None:
+    img, _ = _scene((235, 235, 235), (20, 20, 20), 44)
+    with pytest.raises(FileNotFoundError, match=r"locator\.onnx"):
+        read_roll(img, params=DetectorParams(models_dir=str(tmp_path)))
+
+
+def test_more_views_read_the_same_values() -> None:
+    img, truth = _scene((235, 235, 235), (20, 20, 20), 44)
+    reading = read_roll(img, params=DetectorParams(value_views=4))
+    assert _values_by_position(reading, truth) == [v for _, v in truth]
+    with pytest.raises(ValueError, match="value_views"):
+        DetectorParams(value_views=3)
