@@ -33,7 +33,9 @@ def run(args: argparse.Namespace) -> int:
 
     from vision.annotate import annotate
     from vision.detect import read_roll
+    from vision.nets import load_nets
 
+    load_nets()  # once, before any image is timed
     failures = 0
     if args.annotate is not None:
         try:
