@@ -17,6 +17,7 @@ from scoring.rules import describe_rules
 from server import bodies
 from server.auth import NotAuthenticatedError
 from server.errors import BodyError
+from server.feed import live_view
 from server.services import dicepad
 
 bp = Blueprint("api", __name__, url_prefix="/api")
@@ -132,15 +133,23 @@ def create_table() -> Response:
 
 @bp.get("/tables/<table_id>")
 def get_table(table_id: str) -> Response:
-    """The table now; ``?since=SEQ`` adds the log entries after SEQ (the polling fallback).
-    A plain GET carries an ETag so pollers get 304 while nothing changes."""
+    """The table now; ``?since=SEQ`` adds the log entries after SEQ (the polling fallback);
+    ``?history=last`` cuts the history as a live ``state`` message does (what a polling phone
+    needs, bounded however long the game). A GET without ``since`` carries an ETag (the seq
+    and the pad state) so pollers get 304 while nothing changes."""
+    from server.pages.board import pad_key  # here: server.pages imports this module
+
     tables = dicepad().tables
     view = tables.view(table_id)
+    history = request.args.get("history", "all")
+    if history not in ("all", "last"):
+        raise BodyError(f"history must be 'all' or 'last', got {history!r}")
     if "since" in request.args:
         since = bodies.int_arg(request.args, "since", 0, 0, 1 << 62)
+        view = live_view(view) if history == "last" else view
         return jsonify(view | {"events": tables.log(table_id, since)})
-    response = jsonify(view)
-    response.set_etag(f"{table_id}-{view['seq']}", weak=True)
+    response = jsonify(live_view(view) if history == "last" else view)
+    response.set_etag(f"{table_id}-{view['seq']}-{pad_key(view)}-{history}", weak=True)
     response.make_conditional(request)
     return response
 

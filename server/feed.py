@@ -42,7 +42,8 @@ class History:
     """A list in a game's state JSON that grows for as long as the game is played."""
 
     path: tuple[str, ...]  #: keys from ``view["state"]`` down to the list
-    per_seat: bool = False  #: one entry per player's turn: a round is one per seat, else one
+    #: its entries are turns, so the last round is the last one per seat (else the last one)
+    per_seat: bool = False
 
 
 #: Every game's growing lists (see each game's ``state_to_json``). A live message keeps the

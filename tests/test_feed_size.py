@@ -219,6 +219,42 @@ def test_a_pad_change_is_sent_cut_too(app: Flask) -> None:
     d.feed.unsubscribe(sub)
 
 
+def test_polling_phones_get_the_cut_table_and_see_pad_changes(
+    app: Flask, client: FlaskClient
+) -> None:
+    d = dicepad(app)
+    table = d.tables.create("you-blew-it", teams=TEAMS)["table"]
+    for _ in range(100):
+        d.tables.apply(table, YBI_BLOW, source="phone")
+    url = f"/api/tables/{table}"
+    full, cut = client.get(url), client.get(f"{url}?history=last")
+    assert full.json is not None
+    assert cut.json is not None
+    assert cut.json == live_view(full.json)
+    assert len(cut.json["state"]["rounds"]) == 1
+    assert len(cut.data) * 5 < len(full.data)
+    assert full.headers["ETag"] != cut.headers["ETag"]
+    for r in (full, cut):  # 304 while nothing changes...
+        assert (
+            client.get(r.request.url, headers={"If-None-Match": r.headers["ETag"]}).status_code
+            == 304
+        )
+    d.tables.set_pad(table, "on_pad", True)  # ...and not once the pad changed (same seq)
+    for r in (full, cut):
+        again = client.get(r.request.url, headers={"If-None-Match": r.headers["ETag"]})
+        assert again.status_code == 200
+        assert again.json is not None
+        assert again.json["pad"] == {"on_pad": True}
+    since = client.get(f"{url}?history=last&since=98").json
+    assert since is not None
+    assert [e["seq"] for e in since["events"]] == [99, 100]
+    assert len(since["state"]["rounds"]) == 1
+    bad = client.get(f"{url}?history=some")
+    assert bad.status_code == 400
+    assert "history" in bad.json["message"]  # type: ignore[index]
+    assert d.tables.view(table)["seq"] == 100
+
+
 # -- every game -------------------------------------------------------------------------------
 
 

@@ -144,12 +144,20 @@
 
   // -- following the table ---------------------------------------------------------------
 
+  // Polling asks for the table with its history cut to the last round, as a live message
+  // carries it: only seq and pad are read here, and the board's HTML comes from the server.
+  function stateUrl() {
+    const url = new URL(root.dataset.stateUrl, window.location.href);
+    url.searchParams.set("history", "last");
+    return url.toString();
+  }
+
   function startPolling() {
     if (pollTimer) return;
     setLive("polling", "polling");
     pollTimer = setInterval(async () => {
       try {
-        const res = await fetch(root.dataset.stateUrl, { credentials: "same-origin", cache: "no-cache" });
+        const res = await fetch(stateUrl(), { credentials: "same-origin", cache: "no-cache" });
         if (!res.ok) return;
         const view = await res.json();
         setLive("polling", "polling");
