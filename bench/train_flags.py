@@ -75,10 +75,13 @@ def samples(
         seen = [d for d in shot.truth.dice if d.visible >= 0.5]
         views = []
         for d in seen:
-            jitter = rng.normal(0, 0.06, 2) * d.size_px
+            # as far off as vision.detect's are on renders: its centre is the visible die's
+            # (side faces included), median 0.13 sides from the top face's, and its side is
+            # the extent's, median 1.13 x the top face's
+            jitter = rng.normal(0, 0.13, 2) * d.size_px
             centre = (d.center_xy[0] + float(jitter[0]), d.center_xy[1] + float(jitter[1]))
-            side = d.size_px * float(rng.uniform(0.88, 1.15))
-            angle = top_angle(d.corners_xy) + float(rng.normal(0, 3))
+            side = d.size_px * float(np.exp(rng.normal(0.1, 0.15)))
+            angle = top_angle(d.corners_xy) + float(rng.normal(0, 5))
             views.append((centre, side, angle))
         for i, d in enumerate(seen):
             others = [Neighbour(v[0], v[1]) for j, v in enumerate(views) if j != i]
@@ -89,13 +92,16 @@ def samples(
     return np.array(xs, np.float32), np.array(ys, np.float32), np.array(tilts, np.float32)
 
 
+JITTER_VERSION = 2  # bump when the geometry jitter changes: cached samples are stale
+
+
 def cached(
     folder: Path | None, seed: int, n: int, stacked: float = 0.2
 ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """``samples`` once per (seed, n, patch size), from ``folder`` when it has them."""
     if folder is None:
         return samples(seed, n, stacked)
-    tag = "" if stacked == 0.2 else f"-s{stacked}"
+    tag = ("" if stacked == 0.2 else f"-s{stacked}") + f"-j{JITTER_VERSION}"
     path = folder / f"flags-{seed}-{n}{tag}-{GRID}x{N_CHANNELS}.npz"
     if path.exists():
         with np.load(path) as d:
