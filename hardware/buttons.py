@@ -19,8 +19,9 @@ import warnings
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, replace
 from enum import StrEnum
-from types import TracebackType
-from typing import Any, Self
+from typing import Any
+
+from hardware.closing import Closing
 
 log = logging.getLogger(__name__)
 
@@ -111,7 +112,7 @@ class ButtonConfig:
         return cls.parse(text) if text else cls()
 
 
-class Buttons:
+class Buttons(Closing):
     """The wired buttons and LED. ``on_event`` runs on gpiozero's thread; keep it short and
     thread-safe (the server queues the action). Exceptions it raises are logged."""
 
@@ -206,17 +207,6 @@ class Buttons:
                 device.close()
             except Exception:
                 log.warning("closing %r failed", device, exc_info=True)
-
-    def __enter__(self) -> Self:
-        return self
-
-    def __exit__(
-        self,
-        exc_type: type[BaseException] | None,
-        exc: BaseException | None,
-        tb: TracebackType | None,
-    ) -> None:
-        self.close()
 
 
 def open_buttons(

@@ -8,14 +8,15 @@ code above it can always notice a dead camera. Backends do not judge their own f
 
 from __future__ import annotations
 
-from abc import ABC, abstractmethod
+from abc import abstractmethod
 from dataclasses import dataclass
-from types import TracebackType
-from typing import Any, ClassVar, Self, cast
+from typing import Any, ClassVar, cast
 
 import cv2
 import numpy as np
 import numpy.typing as npt
+
+from hardware.closing import Closing
 
 Image = npt.NDArray[np.uint8]
 
@@ -115,7 +116,7 @@ def frame_problem(frame: object, *, black_level: int = BLACK_LEVEL) -> str | Non
     return None
 
 
-class FrameSource(ABC):
+class FrameSource(Closing):
     """A camera, a replay or a renderer that hands out frames. Use it as a context manager."""
 
     kind: ClassVar[str]
@@ -154,17 +155,6 @@ class FrameSource(ABC):
     @abstractmethod
     def describe(self) -> str:
         """One line for logs and the status page, e.g. ``files: /data/evening (412 images)``."""
-
-    def __enter__(self) -> Self:
-        return self
-
-    def __exit__(
-        self,
-        exc_type: type[BaseException] | None,
-        exc: BaseException | None,
-        tb: TracebackType | None,
-    ) -> None:
-        self.close()
 
     def __repr__(self) -> str:
         return f"<{type(self).__name__} {self.describe()}{' closed' if self._closed else ''}>"

@@ -9,17 +9,16 @@ from __future__ import annotations
 
 import logging
 from pathlib import Path
-from types import TracebackType
-from typing import Self
 
 import cv2
 
+from hardware.closing import Closing
 from hardware.frames import Frame
 
 log = logging.getLogger(__name__)
 
 
-class FrameRecorder:
+class FrameRecorder(Closing):
     """Writes every ``every``-th frame into ``folder`` (created if needed), at most
     ``max_frames`` of them. ``quality`` is the JPEG quality (0-100)."""
 
@@ -75,14 +74,3 @@ class FrameRecorder:
     def close(self) -> None:
         if self.stopped is None:
             self.stopped = "closed"
-
-    def __enter__(self) -> Self:
-        return self
-
-    def __exit__(
-        self,
-        exc_type: type[BaseException] | None,
-        exc: BaseException | None,
-        tb: TracebackType | None,
-    ) -> None:
-        self.close()

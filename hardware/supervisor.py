@@ -17,10 +17,10 @@ import threading
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from enum import StrEnum
-from types import TracebackType
-from typing import Any, Self
+from typing import Any
 
 from hardware.clock import REAL_CLOCK, Clock
+from hardware.closing import Closing
 from hardware.frames import (
     CameraError,
     CameraUnavailableError,
@@ -96,7 +96,7 @@ class Backoff:
 Opener = Callable[[], FrameSource]
 
 
-class CameraSupervisor:
+class CameraSupervisor(Closing):
     """Reads frames from ``opener``'s sources and survives them failing.
 
     ``opener`` is a :class:`~hardware.sources.SourceOpener` (its ``hint`` and ``enabled`` are
@@ -215,17 +215,6 @@ class CameraSupervisor:
         if source is not None:
             _close_quietly(source)
         self._set(CameraState.CLOSED, "camera closed")
-
-    def __enter__(self) -> Self:
-        return self
-
-    def __exit__(
-        self,
-        exc_type: type[BaseException] | None,
-        exc: BaseException | None,
-        tb: TracebackType | None,
-    ) -> None:
-        self.close()
 
     # -- internals --------------------------------------------------------------------------
 
