@@ -14,20 +14,14 @@ import json
 import sys
 from typing import Any
 
+from server.cli._game_args import add_game_argument, add_rule_argument, house_rules
+
 HELP = "odds and best play: P(blow it), roll or bank, best keep, farming, bid odds"
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
-    from scoring.games import NAMES
-
-    parser.add_argument("--game", required=True, choices=NAMES, help="which game's rules")
-    parser.add_argument(
-        "--rule",
-        action="append",
-        default=[],
-        metavar="NAME=VALUE",
-        help="a house rule, with or without the game's prefix (bolo.take_min=400)",
-    )
+    add_game_argument(parser)
+    add_rule_argument(parser, "bolo.take_min=400")
     parser.add_argument("--json", action="store_true", help="one JSON object instead of words")
     farkle = parser.add_argument_group("you-blew-it and bolo")
     farkle.add_argument("--turn-points", type=int, default=0, metavar="P", help="points so far")
@@ -198,11 +192,10 @@ def words(h: dict[str, Any]) -> str:
 def run(args: argparse.Namespace) -> int:
     from scoring.errors import RulesError
     from scoring.games import find
-    from scoring.rules import parse_assignments, parse_rules
 
     game = find(args.game)
     try:
-        rules = parse_rules(game.rules_type, parse_assignments(args.rule), game.rules_prefix)
+        rules = house_rules(game, args.rule)
         if args.game in ("you-blew-it", "bolo"):
             hint = farkle_hint(args, rules)
         elif args.game == "bar-dice":

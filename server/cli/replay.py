@@ -12,13 +12,13 @@ import json
 import sys
 from typing import Any, TextIO
 
+from server.cli._game_args import add_game_argument, add_rule_argument
+
 HELP = "replay a game from a JSON-lines file of actions and print its final state"
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
-    from scoring.games import NAMES
-
-    parser.add_argument("--game", required=True, choices=NAMES, help="which game's rules")
+    add_game_argument(parser)
     who = parser.add_mutually_exclusive_group(required=True)
     who.add_argument(
         "--team",
@@ -27,13 +27,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         help="a team and its players in order of play (repeat per team)",
     )
     who.add_argument("--players", metavar="P1,P2,...", help="the players in order of play")
-    parser.add_argument(
-        "--rule",
-        action="append",
-        default=[],
-        metavar="NAME=VALUE",
-        help="a house rule, with or without the game's prefix (target=5000, ybi.target=5000)",
-    )
+    add_rule_argument(parser)
     parser.add_argument(
         "file", metavar="FILE", help='actions, one JSON object per line ("-": standard input)'
     )

@@ -13,22 +13,16 @@ import re
 import sys
 from typing import Any
 
+from server.cli._game_args import add_game_argument, add_rule_argument, house_rules
+
 HELP = "score one roll of dice for a game (every legal keep and its points)"
 
 _BID = re.compile(r"^\s*(\d+)\s*[x×*]\s*([1-6])\s*$")
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
-    from scoring.games import NAMES
-
-    parser.add_argument("--game", required=True, choices=NAMES, help="which game's rules")
-    parser.add_argument(
-        "--rule",
-        action="append",
-        default=[],
-        metavar="NAME=VALUE",
-        help="a house rule, with or without the game's prefix (target=5000, ybi.target=5000)",
-    )
+    add_game_argument(parser)
+    add_rule_argument(parser)
     parser.add_argument("--bid", metavar="CxF", help="gords: the bid to check, e.g. 4x6")
     parser.add_argument("--json", action="store_true", help="one JSON object instead of words")
     parser.add_argument(
@@ -65,12 +59,11 @@ def parse_bid(text: str) -> tuple[int, int]:
 def run(args: argparse.Namespace) -> int:
     from scoring.errors import RulesError
     from scoring.games import find
-    from scoring.rules import parse_assignments, parse_rules
 
     game = find(args.game)
     try:
         bid = parse_bid(args.bid) if args.bid is not None else None
-        rules = parse_rules(game.rules_type, parse_assignments(args.rule), game.rules_prefix)
+        rules = house_rules(game, args.rule)
     except (RulesError, ValueError) as exc:
         print(f"dicepad score: {exc}", file=sys.stderr)
         return 2
