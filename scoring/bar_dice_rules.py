@@ -2,72 +2,65 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
-from typing import Any
+from dataclasses import dataclass
 
-
-def _opt(default: object, help_: str, choices: tuple[object, ...] | None = None) -> Any:
-    """A field with the metadata :func:`scoring.rules.parse_rules` reads."""
-    meta: dict[str, object] = {"help": help_}
-    if choices is not None:
-        meta["choices"] = choices
-    return field(default=default, metadata=meta)
+from scoring.rules import house_rule
 
 
 @dataclass(frozen=True)
 class HouseRules:
     """The options of ``bardice.*``; defaults are RULES.md's proposals."""
 
-    order_ties: str = _opt(
+    order_ties: str = house_rule(
         "reroll", "D1: players tied for the highest order die roll again", ("reroll",)
     )
-    five_aces_value: int = _opt(
+    five_aces_value: int = house_rule(
         56, "D2: five aces count as 56 (five 6s), 51, or 60 (beats everything)", (56, 51, 60)
     )
-    ace_required: bool = _opt(
+    ace_required: bool = house_rule(
         True, "D4: a hand counts only with an ace; false scores ace-less hands (2 2 3 3 4 = 23)"
     )
-    all_nothing: str = _opt(
+    all_nothing: str = house_rule(
         "reroll_round", "D5: when nobody's flop counts, the round is re-rolled", ("reroll_round",)
     )
-    one_tie_all_tie: str = _opt(
+    one_tie_all_tie: str = house_rule(
         "any_counting",
         "D6: any two equal counting hands reset the elimination round (any_counting), only a "
         "tie for the top does (top_only), or never: tied top hands roll off (off)",
         ("any_counting", "top_only", "off"),
     )
-    hammer_next: str = _opt(
+    hammer_next: str = house_rule(
         "last_to_roll_still_in",
         "D7: the last player still in to roll brings it back",
         ("last_to_roll_still_in",),
     )
-    fewer_rolls_wins_tie: bool = _opt(
+    fewer_rolls_wins_tie: bool = house_rule(
         True, "D8: the same value in fewer rolls wins (43 in one beats 43 in two)"
     )
-    rolloff_first: str = _opt(
+    rolloff_first: str = house_rule(
         "hammer", "D9: in a roll-off the turn's hammer flops first", ("hammer",)
     )
-    first_farm_needs_ace: bool = _opt(
+    first_farm_needs_ace: bool = house_rule(
         True, "D11: the first dice farmed in a turn must include an ace"
     )
-    too_lucky: str = _opt(
+    too_lucky: str = house_rule(
         "five_aces_one_throw",
         "D13: 'too lucky' is five aces in one throw of all five dice, or five aces in a final hand",
         ("five_aces_one_throw", "five_aces_in_final_hand"),
     )
-    cocked_reroll_counts: bool = _opt(
+    cocked_reroll_counts: bool = house_rule(
         False, "D14: a cocked throw counts toward the pace (multi-roll turns only)"
     )
-    dropped_die: str = _opt(
+    dropped_die: str = house_rule(
         "reroll_that_die",
         "D15: a dropped die is re-rolled alone, the roll count unchanged (and a gin shot)",
         ("reroll_that_die",),
     )
-    all_day_elimination: bool = _opt(
+    all_day_elimination: bool = house_rule(
         False, "D16: with three or more players, elimination turns take up to three rolls"
     )
-    best_of: int = _opt(3, "D17: the sponsor phase is best of 3 (or 5) turns", (3, 5))
-    cocked_dice: str = _opt(
+    best_of: int = house_rule(3, "D17: the sponsor phase is best of 3 (or 5) turns", (3, 5))
+    cocked_dice: str = house_rule(
         "reroll_all_just_rolled",
         "C1/D-16: a cocked or stacked die means re-rolling every die just rolled, "
         "or only the offending dice",

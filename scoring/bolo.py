@@ -39,7 +39,7 @@ from scoring.farkle_turn import (
     words,
 )
 from scoring.game import Expecting, Game, Highlight, Outcome
-from scoring.rules import parse_rules, rules_to_json
+from scoring.rules import house_rule, parse_rules, rules_to_json
 
 DICE = 5
 #: A single roll or a banked turn worth at least this goes to the high-roll wall.
@@ -49,67 +49,62 @@ HIT_EVERY = 1000  #: B-8: one bong hit per 1000 points of a turn
 IDS = RuleIds(keep="B-2", hot="B-4", cocked="B-9/B16")
 
 
-def _opt(default: Any, help: str, choices: tuple[Any, ...] | None = None, **more: Any) -> Any:
-    meta: dict[str, Any] = {"help": help, **more}
-    if choices is not None:
-        meta["choices"] = choices
-    return field(default=default, metadata=meta)
-
-
 @dataclass(frozen=True)
 class HouseRules:
     """Every Bolo ambiguity of RULES.md 2.2 (B1-B17) with its default."""
 
-    start_order_ties: str = _opt(
+    start_order_ties: str = house_rule(
         "reroll", "B1: tied start rolls roll again (the order is set with a line-up)", ("reroll",)
     )
-    four_of_a_kind: str = _opt(
+    four_of_a_kind: str = house_rule(
         "double_triple",
         "B2: four of a kind = 2 x the triple (four 1s 2000), or triple plus a single",
         ("double_triple", "triple_plus_single"),
     )
-    five_ones_wins_instantly: bool = _opt(False, "B3: keeping five 1s wins the game at once")
-    non_scoring_die: str = _opt(
+    five_ones_wins_instantly: bool = house_rule(False, "B3: keeping five 1s wins the game at once")
+    non_scoring_die: str = house_rule(
         "face_count_lt_3",
         "B4: a non-scoring die (to stop) is a 2/3/4/6 showing fewer than three times, or any "
         "2/3/4/6 not counted",
         ("face_count_lt_3", "player_choice"),
     )
-    all_scoring_roll_takes_all: bool = _opt(
+    all_scoring_roll_takes_all: bool = house_rule(
         True, "B5: when every rolled die scores, all must be kept and five rolled again"
     )
-    full_house_distinct_pair: bool = _opt(
+    full_house_distinct_pair: bool = house_rule(
         True, "B6: a full house needs a pair of another face (five of a kind is not one)"
     )
-    below_min_may_pass: bool = _opt(
+    below_min_may_pass: bool = house_rule(
         True, "B9: a player below the minimum may stop; the turn scores nothing"
     )
-    entry_min: int = _opt(650, "B10: points in one turn to get on the board")
-    take_min: int = _opt(350, "B10: minimum turn to take once on the board")
-    take_min_7000: int = _opt(750, "B10: minimum turn with a board of 7000 or more")
-    take_min_9000: int = _opt(1000, "B10: minimum turn with a board of 9000 or more")
-    target: int = _opt(10000, "B-7/B11: board score that wins", range=(50, 1000000))
-    final_round: bool = _opt(
+    entry_min: int = house_rule(650, "B10: points in one turn to get on the board")
+    take_min: int = house_rule(350, "B10: minimum turn to take once on the board")
+    take_min_7000: int = house_rule(750, "B10: minimum turn with a board of 7000 or more")
+    take_min_9000: int = house_rule(1000, "B10: minimum turn with a board of 9000 or more")
+    target: int = house_rule(10000, "B-7/B11: board score that wins", range=(50, 1000000))
+    final_round: bool = house_rule(
         False, "B11: after a player reaches the target every other player has one more turn"
     )
-    hits_on: str = _opt(
+    hits_on: str = house_rule(
         "banked_turn",
         "B12: bong hits count on banked, tallied turns only, or on every turn total",
         ("banked_turn", "turn_total_even_if_bolo"),
     )
-    yahtzee_clause: bool = _opt(
+    yahtzee_clause: bool = house_rule(
         True, "B13: kept three/four of a 2/3/4/6 and the rest rolled the same face: re-roll them"
     )
-    yahtzee_rerolls: int = _opt(1, "B13: Yahtzee-clause re-rolls per cycle (0 = unlimited)")
-    van_halen: bool = _opt(True, "B14: a board of exactly van_halen_score earns a bonus bong hit")
-    van_halen_score: int = _opt(5150, "B14: the Van Halen board score")
-    high_roller_min: int = _opt(5000, "B15: a single roll worth this signs the pad")
-    sloppy_dice: str = _opt(
+    yahtzee_rerolls: int = house_rule(1, "B13: Yahtzee-clause re-rolls per cycle (0 = unlimited)")
+    van_halen: bool = house_rule(
+        True, "B14: a board of exactly van_halen_score earns a bonus bong hit"
+    )
+    van_halen_score: int = house_rule(5150, "B14: the Van Halen board score")
+    high_roller_min: int = house_rule(5000, "B15: a single roll worth this signs the pad")
+    sloppy_dice: str = house_rule(
         "reroll_offending",
         "B16/C1: off-pad or cocked dice: re-roll only them, or every die just rolled",
         ("reroll_offending", "reroll_all_just_rolled"),
     )
-    rule_overrides: str = _opt(
+    rule_overrides: str = house_rule(
         "per_game", "B17: a vote changes a rule for the rest of this game only", ("per_game",)
     )
 

@@ -20,6 +20,15 @@ _TRUE = {"true", "yes", "on", "1"}
 _FALSE = {"false", "no", "off", "0"}
 
 
+def house_rule(default: Any, help: str, choices: tuple[Any, ...] | None = None, **more: Any) -> Any:
+    """A house-rule field with the metadata :func:`parse_rules` reads (``help``, ``choices``,
+    and any extra such as ``range=(lo, hi)``), so every game declares its rules one way."""
+    meta: dict[str, Any] = {"help": help, **more}
+    if choices is not None:
+        meta["choices"] = choices
+    return dataclasses.field(default=default, metadata=meta)
+
+
 def _coerce(f: dataclasses.Field[Any], raw: object, label: str) -> Any:
     default = f.default
     choices = f.metadata.get("choices")

@@ -50,7 +50,7 @@ from scoring.farkle_turn import (
     words,
 )
 from scoring.game import Expecting, Game, Highlight, Outcome
-from scoring.rules import parse_rules, rules_to_json
+from scoring.rules import house_rule, parse_rules, rules_to_json
 
 DICE = 6
 #: A single roll or a banked turn worth at least this goes to the high-roll wall.
@@ -59,69 +59,64 @@ HIGHLIGHT_MIN = 1000
 IDS = RuleIds(keep="YBI-4", hot="YBI-6", cocked="Y16")
 
 
-def _opt(default: Any, help: str, choices: tuple[Any, ...] | None = None, **more: Any) -> Any:
-    meta: dict[str, Any] = {"help": help, **more}
-    if choices is not None:
-        meta["choices"] = choices
-    return field(default=default, metadata=meta)
-
-
 @dataclass(frozen=True)
 class HouseRules:
     """Every You Blew It ambiguity of RULES.md 1.3 (Y1-Y16) with its default."""
 
-    combo_must_be_kept: bool = _opt(
+    combo_must_be_kept: bool = house_rule(
         True, "Y1: every combination rolled (triples, the straight) must be kept whole"
     )
-    keep_all_scoring_dice: bool = _opt(False, "Y2: every scoring die of a roll must be kept")
-    extra_dice_of_a_kind: str = _opt(
+    keep_all_scoring_dice: bool = house_rule(False, "Y2: every scoring die of a roll must be kept")
+    extra_dice_of_a_kind: str = house_rule(
         "singles",
         "Y3/Y6: four to six of a kind: extra dice score as singles, or linear "
         "((n-2) x triple), or doubling (2^(n-3) x triple)",
         ("singles", "linear", "doubling"),
     )
-    four_of_a_kind_is_one_combo: bool = _opt(
+    four_of_a_kind_is_one_combo: bool = house_rule(
         False, "Y4: four 1s (1100) / four 5s (550) are one combo that must be kept whole"
     )
-    six_of_a_kind_as_two_triples: bool = _opt(
+    six_of_a_kind_as_two_triples: bool = house_rule(
         True, "Y5: six of a kind scores as two triples (six 1s = 2000) rather than one triple"
     )
-    seating: str = _opt(
+    seating: str = house_rule(
         "together",
         "YBI-2: default line-up: teams sit together (as listed) or alternate seats",
         ("together", "alternate"),
     )
-    first_player: str = _opt(
+    first_player: str = house_rule(
         "choose", "Y9: the scorekeeper chooses who starts (the line-up order)", ("choose",)
     )
-    rotate_start: bool = _opt(
+    rotate_start: bool = house_rule(
         False, "Y9/YBI-9: each round starts with the previous round's second player"
     )
-    target: int = _opt(10000, "Y10/YBI-11: score to reach (5000 short game)", range=(50, 1000000))
-    end_rule: str = _opt(
+    target: int = house_rule(
+        10000, "Y10/YBI-11: score to reach (5000 short game)", range=(50, 1000000)
+    )
+    end_rule: str = house_rule(
         "end_of_round",
         "Y11: the game ends at the end of the round a team reaches the target, or after one "
         "more turn for every other player",
         ("end_of_round", "one_more_turn_each"),
     )
-    tie_rule: str = _opt(
+    tie_rule: str = house_rule(
         "extra_round",
         "Y12: equal top totals at the end: play on, or share",
         ("extra_round", "shared"),
     )
-    on_board_min: int = _opt(
+    on_board_min: int = house_rule(
         0, "Y13: a single banked turn needed to get on the board (0 = off; 350, 700)"
     )
-    on_board_scope: str = _opt(
+    on_board_scope: str = house_rule(
         "team", "Y13: the on-board minimum applies per team or per player", ("team", "player")
     )
-    teams: int = _opt(2, "Y14: number of teams", range=(2, 8))
-    unequal_teams: str = _opt(
+    teams: int = house_rule(2, "Y14: number of teams", range=(2, 8))
+    unequal_teams: str = house_rule(
         "allow_with_warning",
         "Y14: teams of different sizes",
         ("allow_with_warning", "allow", "forbid"),
     )
-    cocked_dice: str = _opt(
+    cocked_dice: str = house_rule(
         "reroll_offending",
         "Y16/C1: a cocked, stacked or off-pad die: re-roll only it, or every die just rolled",
         ("reroll_offending", "reroll_all_just_rolled"),
