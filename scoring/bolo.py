@@ -34,8 +34,10 @@ from scoring.farkle_turn import (
     apply_reroll,
     apply_roll,
     continue_roll,
-    keep_option,
+    keep_sole_option,
+    options_view,
     roll_score,
+    turn_view,
     words,
 )
 from scoring.game import Expecting, Game, Highlight, Outcome
@@ -475,16 +477,9 @@ class Bolo:
         return replace(state, turn=apply_reroll(state.turn, action.dice, _cocked(state.rules), IDS))
 
     def _apply_bank(self, state: State, tbl: ComboTable) -> State:
-        turn = state.turn
-        if turn.phase == "keep":
-            options = roll_score(turn, tbl).options
-            if len(options) != 1:
-                listed = "; ".join(f"{words(o.keep)} ({o.points})" for o in options)
-                raise IllegalActionError(
-                    f"B-5: choose which dice to keep before stopping: {listed}"
-                )
-            turn = keep_option(turn, options[0], DICE)
-            state = replace(state, turn=turn)
+        why = "B-5: choose which dice to keep before stopping"
+        turn = keep_sole_option(state.turn, tbl, DICE, why)
+        state = replace(state, turn=turn)
         if turn.phase != "decide":
             raise IllegalActionError("B-2: stop after keeping scoring dice from a roll")
         if turn.hot:
@@ -613,9 +608,6 @@ class Bolo:
         outcome = self.outcome(state)
         rules = settled.rules
         turn = state.turn
-        options: list[dict[str, Any]] = []
-        if turn.phase == "keep":
-            options = [o.to_json() for o in roll_score(turn, table(rules)).options]
         players = settled.players
         out: dict[str, Any] = {
             "game": self.name,
@@ -636,13 +628,9 @@ class Bolo:
                 "from_7000": rules.take_min_7000,
                 "from_9000": rules.take_min_9000,
             },
-            "turn_points": turn.points,
-            "dice_left": settled.turn.dice_wanted(DICE),
-            "current_roll": list(turn.roll) if turn.phase in ("keep", "blown") else [],
-            "kept": [d for step in turn.steps for d in step.keep],
-            "blown": turn.phase == "blown",
+            **turn_view(turn, settled.turn, DICE),
             "yahtzee_clause": yahtzee_ready(state),
-            "options": options,
+            "options": options_view(turn, table(rules)),
             **_fields(settled),
         }
         if settled is not state:

@@ -183,6 +183,37 @@ def keep_option(turn: Turn, option: KeepOption, total: int) -> Turn:
     )
 
 
+def keep_sole_option(turn: Turn, table: ComboTable, total: int, why: str) -> Turn:
+    """Before a bank: a standing roll with exactly one scoring keep is kept for the player;
+    with several the player must choose first (``why`` opens the error, the keeps follow)."""
+    if turn.phase != "keep":
+        return turn
+    options = roll_score(turn, table).options
+    if len(options) != 1:
+        listed = "; ".join(f"{words(o.keep)} ({o.points})" for o in options)
+        raise IllegalActionError(f"{why}: {listed}")
+    return keep_option(turn, options[0], total)
+
+
+def turn_view(turn: Turn, settled: Turn, total: int) -> dict[str, Any]:
+    """The scoreboard's fields for the turn in play: ``turn`` as it stands, ``settled`` as it
+    is once a blow waiting on the pad is settled (it decides how many dice are wanted)."""
+    return {
+        "turn_points": turn.points,
+        "dice_left": settled.dice_wanted(total),
+        "current_roll": list(turn.roll) if turn.phase in ("keep", "blown") else [],
+        "kept": [d for step in turn.steps for d in step.keep],
+        "blown": turn.phase == "blown",
+    }
+
+
+def options_view(turn: Turn, table: ComboTable) -> list[dict[str, Any]]:
+    """The legal keeps of the standing roll for the scoreboard; none outside the keep phase."""
+    if turn.phase != "keep":
+        return []
+    return [o.to_json() for o in roll_score(turn, table).options]
+
+
 def continue_roll(turn: Turn) -> Turn:
     """After a keep the player rolls again: back to waiting for dice."""
     return replace(turn, phase="roll", hot=False, may_stop=False)

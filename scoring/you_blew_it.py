@@ -45,8 +45,10 @@ from scoring.farkle_turn import (
     apply_reroll,
     apply_roll,
     continue_roll,
-    keep_option,
+    keep_sole_option,
+    options_view,
     roll_score,
+    turn_view,
     words,
 )
 from scoring.game import Expecting, Game, Highlight, Outcome
@@ -431,16 +433,9 @@ class YouBlewIt:
         raise IllegalActionError(f"You Blew It has no {action.type!r} action")
 
     def _apply_bank(self, state: State, tbl: ComboTable) -> State:
-        turn = state.turn
-        if turn.phase == "keep":
-            options = roll_score(turn, tbl).options
-            if len(options) != 1:
-                listed = "; ".join(f"{words(o.keep)} ({o.points})" for o in options)
-                raise IllegalActionError(
-                    f"YBI-7: choose which dice to keep before banking: {listed}"
-                )
-            turn = keep_option(turn, options[0], DICE)
-            state = replace(state, turn=turn)
+        why = "YBI-7: choose which dice to keep before banking"
+        turn = keep_sole_option(state.turn, tbl, DICE, why)
+        state = replace(state, turn=turn)
         if turn.phase != "decide":
             raise IllegalActionError("YBI-7: bank after keeping dice from a roll")
         if turn.hot:
@@ -540,9 +535,6 @@ class YouBlewIt:
         names = state.team_names
         outcome = self.outcome(state)
         turn = state.turn
-        options: list[dict[str, Any]] = []
-        if turn.phase == "keep":
-            options = [o.to_json() for o in roll_score(turn, table(state.rules)).options]
         sizes = {len(m) for _, m in state.teams}
         warnings = []
         if len(sizes) > 1 and state.rules.unequal_teams == "allow_with_warning":
@@ -556,12 +548,8 @@ class YouBlewIt:
             "reason": outcome.reason if outcome else "",
             "expecting": self.expecting(state).to_json(),
             "player": None if settled.over else settled.player,
-            "turn_points": turn.points,
-            "dice_left": settled.turn.dice_wanted(DICE),
-            "current_roll": list(turn.roll) if turn.phase in ("keep", "blown") else [],
-            "kept": [d for step in turn.steps for d in step.keep],
-            "blown": turn.phase == "blown",
-            "options": options,
+            **turn_view(turn, settled.turn, DICE),
+            "options": options_view(turn, table(state.rules)),
             "warnings": warnings,
             **_fields(settled),
         }
