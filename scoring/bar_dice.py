@@ -69,6 +69,7 @@ from scoring.bar_dice_state import (
 from scoring.errors import IllegalActionError
 from scoring.game import Expecting, Highlight, Outcome
 from scoring.rules import parse_rules
+from scoring.saved_state import load_saved_state
 
 MAX_PLAYERS = 12
 
@@ -276,13 +277,7 @@ class BarDice:
         }
 
     def state_from_json(self, obj: Mapping[str, Any]) -> BarDiceState:
-        if obj.get("game") != self.name:
-            raise ValueError(f"not a {self.name} state: game={obj.get('game')!r}")
-        try:
-            rules = parse_rules(HouseRules, obj["rules"], self.rules_prefix)
-            return state_core_from_json(obj, rules)
-        except (KeyError, TypeError, AttributeError) as exc:
-            raise ValueError(f"bad {self.name} state: {exc!r}") from None
+        return load_saved_state(obj, self.name, HouseRules, self.rules_prefix, state_core_from_json)
 
     # -- one roll --
 

@@ -38,6 +38,7 @@ from scoring.gords_state import (
     state_core_to_json,
 )
 from scoring.rules import parse_rules
+from scoring.saved_state import load_saved_state
 
 MIN_PLAYERS, MAX_PLAYERS = 2, 6  #: G-1
 
@@ -246,13 +247,7 @@ class Gords:
         }
 
     def state_from_json(self, obj: Mapping[str, Any]) -> GordsState:
-        if obj.get("game") != self.name:
-            raise ValueError(f"not a {self.name} state: game={obj.get('game')!r}")
-        try:
-            rules = parse_rules(HouseRules, obj["rules"], self.rules_prefix)
-            return state_core_from_json(obj, rules)
-        except (KeyError, TypeError, AttributeError) as exc:
-            raise ValueError(f"bad {self.name} state: {exc!r}") from None
+        return load_saved_state(obj, self.name, HouseRules, self.rules_prefix, state_core_from_json)
 
     # -- one reveal --
 
