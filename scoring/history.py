@@ -9,39 +9,56 @@ longer fit the corrected dice, the fix is refused.
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import replace
-from typing import Any
+from typing import Any, TypeVar
 
 from scoring.actions import Action, Fix, Roll, Undo
 from scoring.errors import IllegalActionError
 from scoring.game import Game
 
+T = TypeVar("T")
 
-def effective_actions(actions: Iterable[Action]) -> list[Action]:
-    """Resolve ``undo`` and ``fix`` into the actions that stand (no game needed)."""
-    stack: list[Action] = []
-    for action in actions:
+
+def resolve(
+    items: Iterable[T],
+    action_of: Callable[[T], Action],
+    with_action: Callable[[T, Action], T],
+) -> list[T]:
+    """Resolve ``undo`` and ``fix`` over any log items that carry an action.
+
+    ``action_of`` reads an item's action and ``with_action`` returns the item with its action
+    replaced (a fixed roll keeps its place, its time and its snapshot): the server resolves
+    its log entries with provenance through the same two rules the engine uses.
+    """
+    stack: list[T] = []
+    for item in items:
+        action = action_of(item)
         if isinstance(action, Undo):
             if not stack:
                 raise IllegalActionError("undo: there is nothing to undo")
             stack.pop()
         elif isinstance(action, Fix):
             for i in range(len(stack) - 1, -1, -1):
-                prior = stack[i]
+                prior = action_of(stack[i])
                 if isinstance(prior, Roll):
                     if len(prior.dice) != len(action.dice):
                         raise IllegalActionError(
                             f"fix: the roll had {len(prior.dice)} dice, "
                             f"the correction gives {len(action.dice)}"
                         )
-                    stack[i] = replace(prior, dice=action.dice)
+                    stack[i] = with_action(stack[i], replace(prior, dice=action.dice))
                     break
             else:
                 raise IllegalActionError("fix: there is no roll to correct")
         else:
-            stack.append(action)
+            stack.append(item)
     return stack
+
+
+def effective_actions(actions: Iterable[Action]) -> list[Action]:
+    """Resolve ``undo`` and ``fix`` into the actions that stand (no game needed)."""
+    return resolve(actions, lambda a: a, lambda _old, new: new)
 
 
 def replay(game: Game[Any], start: Any, actions: Iterable[Action]) -> Any:
