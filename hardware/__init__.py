@@ -9,7 +9,8 @@
 - :mod:`hardware.faulty` — injected faults for tests and rehearsals;
 - :mod:`hardware.recorder` — record frames as JPEGs for a later ``files:DIR`` replay;
 - :mod:`hardware.buttons` — the bank/undo buttons and status LED (gpiozero, optional);
-- :mod:`hardware.clock` — the real clock and :class:`~hardware.clock.ManualClock`.
+- :mod:`hardware.clock` — the real clock and :class:`~hardware.clock.ManualClock`;
+- :mod:`hardware.closing` — the context-manager mixin every closeable edge shares.
 
 Nothing is imported here, so ``import hardware.buttons`` does not pull in OpenCV.
 """
