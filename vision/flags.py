@@ -16,8 +16,16 @@ a millisecond per die). What it is shown is chosen so the cues of the issue are 
 - the distance and direction of the **nearest other die**: a tilted die touching another rests
   against it.
 
-One rule needs no learning: two dice whose centres are closer than a side cannot both lie flat
-on the pad, so the nearer the camera of them (the larger) is STACKED.
+Two rules need no learning. Two detections whose centres are closer than half a side
+(``FlagParams.duplicate``) are one die seen twice (the reader often finds a tilted die's top and
+side face separately): neither is evidence of a stack, and they are not each other's neighbour.
+And a die can only rest on or against *another* die: STACKED needs another (distinct) detection
+within ``FlagParams.stack_reach`` sides as well as the model's verdict.
+
+The operating points are chosen for the bar, where a false flag forces a re-roll of every die
+just rolled while a missed one can still be called from the phone: at most 1 % of flat,
+unstacked dice flagged, end to end through ``read_roll``, on renders and on real photos
+(``bench/bench_synth.py --only flags,sheet`` prints the figures).
 """
 
 from __future__ import annotations
@@ -46,15 +54,21 @@ SPAN = 2.2
 
 MODEL_PATH = Path(__file__).resolve().parent / "flags.onnx"
 
+DUPLICATE = 0.5
+"""Centre distance, in sides of the larger, under which two detections are one die seen twice."""
+
 
 @dataclass(frozen=True)
 class FlagParams:
     """Thresholds and the camera, in the units stated."""
 
     focal_frac: float = 1.0  # camera focal length / frame width (how much flat dice show sides)
-    cocked_threshold: float = 0.6  # model probability from which a die is COCKED
-    stacked_threshold: float = 0.5  # model probability from which a die is STACKED
-    overlap: float = 0.85  # centre distance, in sides, under which two dice overlap
+    # operating points: <= 1 % of flat, unstacked dice flagged end to end (see the module doc)
+    cocked_threshold: float = 0.8  # model probability from which a die is COCKED
+    stacked_threshold: float = 0.6  # model probability from which a die is STACKED
+    duplicate: float = DUPLICATE  # centre distance (sides) under which two detections are one die
+    overlap: float = 0.85  # centre distance (sides) under which two distinct dice overlap
+    stack_reach: float = 1.6  # another die must be this close (sides) for STACKED
 
     def __post_init__(self) -> None:
         if not self.focal_frac > 0:
@@ -62,6 +76,8 @@ class FlagParams:
         for name in ("cocked_threshold", "stacked_threshold"):
             if not 0.0 < getattr(self, name) < 1.0:
                 raise ValueError(f"{name} must be within (0, 1)")
+        if not 0.0 <= self.duplicate <= self.overlap <= self.stack_reach:
+            raise ValueError("need 0 <= duplicate <= overlap <= stack_reach")
 
 
 @dataclass(frozen=True)
@@ -78,13 +94,14 @@ class Evidence:
 
     cocked: float
     stacked: float
-    overlapped: bool  # another die's centre is closer than ``FlagParams.overlap`` sides
+    overlapped: bool  # another distinct die is closer than ``FlagParams.overlap`` sides
+    touching: bool = True  # another distinct die is within ``FlagParams.stack_reach`` sides
 
     def flags(self, params: FlagParams = FlagParams()) -> frozenset[DieFlag]:
         out = set()
         if self.cocked >= params.cocked_threshold:
             out.add(DieFlag.COCKED)
-        if self.stacked >= params.stacked_threshold:
+        if self.stacked >= params.stacked_threshold and self.touching:
             out.add(DieFlag.STACKED)
         return frozenset(out)
 
@@ -226,12 +243,22 @@ class DieView:
     angle_deg: float
 
 
-def _overlapped(die: DieView, others: Sequence[DieView], params: FlagParams) -> bool:
-    """Whether ``die`` is the upper (nearer the camera: larger) of two overlapping dice."""
-    return any(
-        math.dist(die.center_xy, o.center_xy) / max(die.side_px, o.side_px) < params.overlap
-        and die.side_px >= o.side_px
+def neighbours_of(
+    die: DieView, others: Sequence[DieView], duplicate: float = DUPLICATE
+) -> list[Neighbour]:
+    """The other dice as the model's neighbours, leaving out detections of this same die (a
+    die cannot rest on or against itself; the model was trained without them)."""
+    return [
+        Neighbour(o.center_xy, o.side_px)
         for o in others
+        if math.dist(die.center_xy, o.center_xy) >= duplicate * max(die.side_px, o.side_px)
+    ]
+
+
+def _within(die: DieView, others: Sequence[Neighbour], sides: float) -> bool:
+    """Whether one of ``others`` has its centre within ``sides`` sides (of the larger) of die."""
+    return any(
+        math.dist(die.center_xy, o.center_xy) < sides * max(die.side_px, o.side_px) for o in others
     )
 
 
@@ -244,17 +271,22 @@ def evidence_of(
     model: FlagModel | None = None,
 ) -> Evidence:
     """The verdicts on ``die`` of ``frame`` (BGR) given the other dice found in it."""
+    near = neighbours_of(die, others, params.duplicate)
     x = features(
         frame,
         die.center_xy,
         die.side_px,
         die.angle_deg,
-        neighbours=[Neighbour(o.center_xy, o.side_px) for o in others],
+        neighbours=near,
         focal_frac=params.focal_frac,
     )
     p = (model or load_model()).predict(x)[0]
-    overlapped = _overlapped(die, others, params)
-    return Evidence(float(p[0]), 1.0 if overlapped else float(p[1]), overlapped)
+    return Evidence(
+        float(p[0]),
+        float(p[1]),
+        overlapped=_within(die, near, params.overlap),
+        touching=_within(die, near, params.stack_reach),
+    )
 
 
 def judge(
