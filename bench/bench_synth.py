@@ -5,9 +5,11 @@
 - renderer: ms per 640x480 frame (clean, degraded, throw frames with a hand) and the fps.
 - reader: ``read_roll`` per-die accuracy on clean flat scenes and on blurred / noisy / JPEG ones
   (a die counts as right when a detection's centre is within half a side of it with its value).
-- flags: COCKED recall for tilts >= 15 degrees and flat dice flagged, STACKED recall, OFF_PAD
-  (with the true pad) — once from the true geometry (the flags alone) and once end to end
-  through ``read_roll``; and the time the flags add to ``read_roll``.
+- flags: COCKED recall for tilts >= 15 degrees, STACKED recall, flat (unstacked, on-pad) dice
+  flagged COCKED / STACKED / either, rolls of only flat dice with a false flag, OFF_PAD (with
+  the true pad) — once from the true geometry (the flags alone) and once end to end through
+  ``read_roll`` (the figures the operating points in ``vision.flags.FlagParams`` are chosen
+  on); and the time the flags add to ``read_roll``.
 - settle: 200 chained rendered throws at 30 fps: throws with exactly one event, latency after
   rest, events during motion, ms per frame.
 - sheet: ``read_roll`` with the flags on nellbyler_d6 (a pad found in each photo) and

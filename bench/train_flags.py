@@ -280,7 +280,7 @@ def export(net: torch.nn.Module, path: Path) -> None:
 
 def report(net: torch.nn.Module, x: np.ndarray, y: np.ndarray, tilt: np.ndarray) -> None:
     p = predict(net, x)
-    flat = tilt < 5
+    flat = (tilt >= 0) & (tilt < 5)  # tilt -1: a detection on no die
     steep = tilt >= 15
     print(f"held out: {len(x)} dice")
     print(f"  COCKED recall at >= 15 deg: {(p[steep, 0] >= 0.5).mean():.4f} ({steep.sum()})")
@@ -292,6 +292,11 @@ def report(net: torch.nn.Module, x: np.ndarray, y: np.ndarray, tilt: np.ndarray)
         recall = (p[steep, 0] >= q).mean()
         false = (p[flat, 0] >= q).mean()
         print(f"  cocked threshold {q:.1f}: recall {recall:.4f}, flat flagged {false:.4f}")
+    for q in (0.5, 0.6, 0.7, 0.8, 0.9):
+        recall = (p[st, 1] >= q).mean()
+        false = (p[~st, 1] >= q).mean()
+        print(f"  stacked threshold {q:.1f}: recall {recall:.4f}, not stacked flagged {false:.4f}")
+    print("  (choose the operating points end to end: bench/bench_synth.py --only flags,sheet)")
 
 
 def main() -> int:
