@@ -25,8 +25,9 @@ pytestmark = pytest.mark.dataset
 SUBSET = 25  # images per data set, every k-th by name so both easy and hard ones are in
 
 
-# data set: (per-die value accuracy, exact-roll rate) floors
-FLOORS = {"nellbyler_d6": (0.88, 0.55), "matteop65_d6": (0.96, 0.8)}
+# data set: (per-die value accuracy, exact-roll rate) floors, a few dice / two rolls below what
+# the shipped models read (94.5 % / 72 % and 98.6 % / 96 %)
+FLOORS = {"nellbyler_d6": (0.92, 0.64), "matteop65_d6": (0.95, 0.88)}
 
 
 @pytest.mark.parametrize("name", sorted(FLOORS))
