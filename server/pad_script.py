@@ -183,7 +183,7 @@ class ThrowScript:
                 return _Throw(replace(seq, tumbles=tumbles), standing)
         raise ValueError("no room on the pad for this throw")
 
-    def _land(self, seq: synth.ThrowSequence, plan: ThrowPlan) -> tuple[synth._Tumble, ...]:
+    def _land(self, seq: synth.ThrowSequence, plan: ThrowPlan) -> tuple[synth.Tumble, ...]:
         """The plan's values and faults on the sequence's landing dice; the plan's kept dice go
         where the sequence's keep hand reaches."""
         n = len(plan.values)

@@ -63,6 +63,7 @@ __all__ = [
     "SceneImage",
     "SceneTruth",
     "ThrowSequence",
+    "Tumble",
     "random_degrade",
     "random_scene",
     "render",
@@ -977,7 +978,11 @@ class Frame:
 
 
 @dataclass(frozen=True)
-class _Tumble:
+class Tumble:
+    """One thrown die's flight: from ``start_xy`` (mm) at ``start_frame`` it tumbles and hops
+    for ``frames`` frames, then lies as ``final``. Public so scripted cameras can change where
+    and how a die lands (``replace(tumble, final=...)``) without re-planning the throw."""
+
     final: DieSpec
     start_xy: tuple[float, float]
     start_frame: int
@@ -1052,7 +1057,7 @@ class ThrowSequence:
     size: tuple[int, int]
     fps: float
     before: tuple[DieSpec, ...]
-    tumbles: tuple[_Tumble, ...]
+    tumbles: tuple[Tumble, ...]
     throw_hand: _HandPath
     pickups: tuple[int, ...]  # frame at which each ``before`` die is picked up
     keep_hand: _HandPath | None
@@ -1218,7 +1223,7 @@ def throw_sequence(
         axis = rng.standard_normal(3)
         axis /= np.linalg.norm(axis)
         tumbles.append(
-            _Tumble(
+            Tumble(
                 f,
                 (rx + float(rng.normal(0, 8)), ry + float(rng.normal(0, 8))),
                 release,
