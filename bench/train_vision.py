@@ -38,6 +38,7 @@ beyond these dice sets.
 from __future__ import annotations
 
 import argparse
+import functools
 import math
 import statistics
 import sys
@@ -64,6 +65,7 @@ from bench_vision import (  # noqa: E402
     parse_fold,
 )
 
+from vision import synth  # noqa: E402
 from vision.classify import die_patch  # noqa: E402
 from vision.locate import locate  # noqa: E402
 from vision.nets import (  # noqa: E402
@@ -78,6 +80,8 @@ from vision.nets import (  # noqa: E402
 from vision.params import DetectorParams  # noqa: E402
 
 P = DetectorParams()
+LOCATOR_SIDE = [P.locator_long_side_px]  # --locator-side (a list so main() can set it)
+CROP_PX = [P.crop_px]  # --crop-px
 CROP = 128  # locator training crops, locator-input px (multiple of 8)
 PIP_BOX_TO_DIE = 0.75
 
@@ -109,7 +113,7 @@ def mine(samples: list[Sample], models_dir: Path) -> None:
     net = cv2.dnn.readNetFromONNX(str(models_dir / LOCATOR_FILE))
     hits = misses = 0
     for s in samples:
-        found = locate(s.image, net, long_side_px=P.locator_long_side_px, threshold=0.1)
+        found = locate(s.image, net, long_side_px=LOCATOR_SIDE[0], threshold=0.1)
         for c in found:
             near = min(
                 s.dice,
@@ -122,6 +126,8 @@ def mine(samples: list[Sample], models_dir: Path) -> None:
                 else math.hypot(c.center_xy[0] - near.cx, c.center_xy[1] - near.cy)
             )
             if near is not None and dist < 0.25 * near.size:
+                if near.value < 1:  # a die whose face is not a label (see synth_samples)
+                    continue
                 s.located.append(Die(*c.center_xy, c.size_px, near.value))
                 hits += 1
             elif near is None or dist > 0.5 * near.size:
@@ -141,6 +147,38 @@ def to_samples(images: list[LabelledImage]) -> list[Sample]:
             sides = [die] * len(sides)
         dice = [Die(*d.center, s, d.value) for d, s in zip(im.dice, sides, strict=True)]
         out.append(Sample(im.name, frame, dice))
+    return out
+
+
+def synth_samples(n: int, rng: np.random.Generator) -> list[Sample]:
+    """``n`` rendered tables (``vision.synth``: every body/pip colour pair of its styles, flat,
+    leaning, stacked and off-pad dice, blur, noise, JPEG, glare) with exact truth. A die's size
+    is its top face's axis-aligned extent, as the photos' boxes measure it; dice tilted 20
+    degrees or more, or mostly hidden, train the locator but carry no value label (value 0 is
+    never used for them: -1 marks "a die, face not a label")."""
+    out = []
+    for i in range(n):
+        size = (640, 480) if rng.random() < 0.6 else (640, 640)
+        scene = synth.random_scene(
+            rng,
+            n_dice=int(rng.integers(1, 11)),
+            size=size,
+            cocked=0.1,
+            stacked=0.05,
+            off_pad=0.1,
+            degrade=bool(rng.random() < 0.6),
+        )
+        shot = synth.render(scene, size=size, rng=rng)
+        dice = []
+        for d in shot.truth.dice:
+            if d.visible < 0.5:
+                continue
+            xs = [c[0] for c in d.corners_xy]
+            ys = [c[1] for c in d.corners_xy]
+            extent = max(max(xs) - min(xs), max(ys) - min(ys))
+            value = d.value if d.tilt_deg < 20 and d.visible >= 0.9 else -1
+            dice.append(Die(d.center_xy[0], d.center_xy[1], extent, value))
+        out.append(Sample(f"synth-{i}", shot.image, dice))
     return out
 
 
@@ -208,18 +246,18 @@ def cbr(i: int, o: int, stride: int = 1, dil: int = 1) -> nn.Sequential:
 class Locator(nn.Module):
     """Stride-4 die-centre heat map, offset and size; dilated context at stride 8."""
 
-    def __init__(self) -> None:
+    def __init__(self, width: int = 24) -> None:
         super().__init__()
         self.c1, self.c2 = cbr(3, 12, 2), cbr(12, 24, 2)
         self.deep = nn.Sequential(cbr(24, 32, 2), cbr(32, 32, 1, 2), cbr(32, 32, 1, 4))
         self.up = nn.Upsample(scale_factor=2, mode="nearest")
         self.mix = nn.Sequential(
-            nn.Conv2d(56, 24, 1, bias=False),
-            nn.BatchNorm2d(24),
+            nn.Conv2d(56, width, 1, bias=False),
+            nn.BatchNorm2d(width),
             nn.ReLU(inplace=True),
-            cbr(24, 24),
+            cbr(width, width),
         )
-        self.head = nn.Conv2d(24, 4, 1)
+        self.head = nn.Conv2d(width, 4, 1)
         nn.init.constant_(self.head.bias, 0.0)
         with torch.no_grad():
             self.head.bias[0] = -4.0
@@ -233,22 +271,23 @@ class Locator(nn.Module):
 
 
 class ValueNet(nn.Module):
-    """32 x 32 patch -> not-a-die / 1..6."""
+    """crop_px x crop_px patch -> not-a-die / 1..6; ``width`` scales every layer."""
 
-    def __init__(self) -> None:
+    def __init__(self, width: int = 16) -> None:
         super().__init__()
+        a, b, c = width, 2 * width, 4 * width
         self.f = nn.Sequential(
-            cbr(3, 16),
+            cbr(3, a),
             nn.MaxPool2d(2),
-            cbr(16, 32),
+            cbr(a, b),
             nn.MaxPool2d(2),
-            cbr(32, 64),
+            cbr(b, c),
             nn.MaxPool2d(2),
-            cbr(64, 64),
+            cbr(c, c),
             nn.AdaptiveAvgPool2d(1),
             nn.Flatten(),
             nn.Dropout(0.1),
-            nn.Linear(64, 7),
+            nn.Linear(c, 7),
         )
 
     def forward(self, x: torch.Tensor) -> torch.Tensor:
@@ -266,7 +305,7 @@ def locator_batch(
     for _ in range(n):
         s = samples[int(rng.integers(len(samples)))]
         h, w = s.image.shape[:2]
-        scale = P.locator_long_side_px / max(h, w) * math.exp(rng.uniform(-0.4, 0.4))
+        scale = LOCATOR_SIDE[0] / max(h, w) * math.exp(rng.uniform(-0.4, 0.4))
         angle = 90 * int(rng.integers(4)) + rng.uniform(-12, 12)
         if rng.random() < 0.7 and s.dice:
             d = s.dice[int(rng.integers(len(s.dice)))]
@@ -339,7 +378,7 @@ PIPS = {
 def drawn_patch(value: int, rng: np.random.Generator) -> np.ndarray:
     """A synthetic die patch: random body, pip and table colours, turn, size and a shaded side
     face, so the value network also learns pip layouts on colour pairs the photos lack."""
-    k, out = 4, P.crop_px
+    k, out = 4, CROP_PX[0]
     big = out * k
 
     def colour() -> tuple[int, int, int]:
@@ -408,6 +447,8 @@ def value_batch(
             continue
         d = s.dice[int(rng.integers(len(s.dice)))]
         r = rng.random()
+        if d.value < 1 and r < 0.75:  # no value label (a steep or hidden synthetic die)
+            continue
         if r < 0.25 and s.located:
             d = s.located[int(rng.integers(len(s.located)))]
         if r < 0.75:
@@ -433,7 +474,7 @@ def value_batch(
             label = NOT_A_DIE
         size = d.size * math.exp(rng.uniform(-0.15, 0.15))
         patch = die_patch(
-            s.image, (cx, cy), size * P.crop_scale, P.crop_px, angle_deg=rng.uniform(0, 360)
+            s.image, (cx, cy), size * P.crop_scale, CROP_PX[0], angle_deg=rng.uniform(0, 360)
         )
         if rng.random() < 0.5:
             patch = patch[:, ::-1]
@@ -443,6 +484,16 @@ def value_batch(
 
 
 # ----------------------------------------------------------------------------- training
+
+
+def value_loss(y: torch.Tensor, t: torch.Tensor, *, hard: float) -> torch.Tensor:
+    """Cross-entropy; with ``hard`` > 0 the hardest half of the batch counts extra, so rare
+    dice (dark translucent bodies, dim pips) are not averaged away by the many easy ones."""
+    each = F.cross_entropy(y, t, label_smoothing=0.05, reduction="none")
+    if hard <= 0:
+        return each.mean()
+    top = each.topk(max(1, len(each) // 2)).values.mean()
+    return (1 - hard) * each.mean() + hard * top
 
 
 def fit(model: nn.Module, batches, steps: int, lr: float, loss_fn, log: str) -> None:  # type: ignore[no-untyped-def]
@@ -489,7 +540,18 @@ def main() -> int:
     ap.add_argument("--threads", type=int, default=2)
     ap.add_argument("--seed", type=int, default=0)
     ap.add_argument("--only", choices=["locator", "value"])
+    ap.add_argument("--synth", type=int, default=800, help="rendered tables in the mix")
+    ap.add_argument("--synth-share", type=float, default=0.25, help="share of batches from renders")
+    ap.add_argument("--locator-side", type=int, default=P.locator_long_side_px)
+    ap.add_argument("--locator-width", type=int, default=24)
+    ap.add_argument("--crop-px", type=int, default=P.crop_px)
+    ap.add_argument("--value-width", type=int, default=16)
+    ap.add_argument(
+        "--hard", type=float, default=0.0, help="weight of the hardest half of each value batch"
+    )
     args = ap.parse_args()
+    LOCATOR_SIDE[0] = args.locator_side
+    CROP_PX[0] = args.crop_px
     torch.set_num_threads(args.threads)
     cv2.setNumThreads(1)
     torch.manual_seed(args.seed)
@@ -501,15 +563,22 @@ def main() -> int:
     by_set = {name: to_samples([im for im in images if im.dataset == name]) for name in DATASETS}
     print({k: len(v) for k, v in by_set.items()}, flush=True)
 
-    samples = [s for name in DATASETS for s in by_set[name]]
-    weights = np.array([1 / len(by_set[name]) for name in DATASETS for _ in by_set[name]])
+    t0 = time.time()
+    by_set["synth"] = synth_samples(args.synth, np.random.default_rng(args.seed + 1000))
+    print(f"rendered {args.synth} tables in {time.time() - t0:.0f}s", flush=True)
+    share = {name: (1 - args.synth_share) / len(DATASETS) for name in DATASETS}
+    share["synth"] = args.synth_share
+    samples = [s for name in by_set for s in by_set[name]]
+    weights = np.array(
+        [share[name] / max(1, len(by_set[name])) for name in by_set for _ in by_set[name]]
+    )
 
     def balanced() -> list[Sample]:  # each data set equally often, whatever its size
         idx = rng.choice(len(samples), size=64, p=weights / weights.sum())
         return [samples[i] for i in idx]
 
     if args.only != "value":
-        loc = Locator()
+        loc = Locator(args.locator_width)
         fit(
             loc,
             lambda: locator_batch(balanced(), 16, rng),
@@ -518,19 +587,24 @@ def main() -> int:
             locator_loss,
             "locator",
         )
-        export(loc, (1, 3, 320, 320), args.out / LOCATOR_FILE, {0: "n", 2: "h", 3: "w"})
+        export(
+            loc,
+            (1, 3, args.locator_side, args.locator_side),
+            args.out / LOCATOR_FILE,
+            {0: "n", 2: "h", 3: "w"},
+        )
     if args.only != "locator":
         mine(samples, args.out)
-        val = ValueNet()
+        val = ValueNet(args.value_width)
         fit(
             val,
             lambda: value_batch(balanced(), 96, rng),
             args.value_steps,
             4e-3,
-            lambda y, t: F.cross_entropy(y, t, label_smoothing=0.05),
+            functools.partial(value_loss, hard=args.hard),
             "value",
         )
-        export(val, (1, 3, P.crop_px, P.crop_px), args.out / VALUE_FILE, {0: "n"})
+        export(val, (1, 3, CROP_PX[0], CROP_PX[0]), args.out / VALUE_FILE, {0: "n"})
     print("wrote", args.out, flush=True)
     return 0
 
