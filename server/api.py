@@ -18,6 +18,7 @@ from server import bodies
 from server.auth import NotAuthenticatedError
 from server.errors import BodyError
 from server.feed import live_view
+from server.feed_waitress import waitress_sink
 from server.services import dicepad
 
 bp = Blueprint("api", __name__, url_prefix="/api")
@@ -178,7 +179,8 @@ def jpeg_response(jpeg: bytes, *, cache_control: str) -> Response:
 
 @bp.get("/tables/<table_id>/events")
 def events(table_id: str) -> Response:
-    """Server-sent events: catch-up after ``Last-Event-ID``, the table now, then live."""
+    """Server-sent events: catch-up after ``Last-Event-ID``, the table now, then live
+    (under waitress written by the feed's one writer thread, :mod:`server.feed_writer`)."""
     d = dicepad()
     raw = request.headers.get("Last-Event-ID", request.args.get("last_event_id"))
     last: int | None = None
@@ -186,7 +188,7 @@ def events(table_id: str) -> Response:
         if not raw.strip().isdigit():
             raise BodyError("Last-Event-ID must be an event number")
         last = int(raw.strip())
-    stream = d.tables.watch(table_id, last)
+    stream = d.tables.watch(table_id, last, sink=waitress_sink(request.environ))
     response = Response(stream, mimetype="text/event-stream", direct_passthrough=True)
     response.headers["Cache-Control"] = "no-cache"
     response.headers["X-Accel-Buffering"] = "no"

@@ -1,9 +1,18 @@
 """The live feed: server-sent events fanned out to every phone watching a table.
 
-The writer formats each message once and offers the same bytes to every subscriber's bounded
-queue without waiting: a phone that falls behind (its queue is full) is dropped, never waited
-for, and reconnects with ``Last-Event-ID`` to catch up from the log. The number of
-subscribers is bounded because each one holds a server thread.
+Each message is formatted once and its bytes shared by every phone. A new subscriber starts
+with a bounded queue that its request thread drains. Under ``dicepad serve`` (waitress), once
+the request thread has sent the catch-up and the snapshot it hands its connection (a
+:class:`Sink`) to the feed's ONE writer thread (:mod:`server.feed_writer`) and sleeps until
+the stream ends: an action then wakes that one thread, which appends the bytes to every
+connection's output buffer. (A thread per phone woken per action was a GIL convoy: with 200
+phones the action-to-every-phone p99 was 200-300 ms; ``bench/bench_feed.py``.) Under a WSGI
+server that cannot hand its connection over (Flask's test client) the request thread keeps
+draining its queue, as before.
+
+A phone that falls behind (its queue full, or more than ``max_backlog`` bytes still unsent) is
+dropped, never waited for, and reconnects with ``Last-Event-ID`` to catch up from the log. The
+number of subscribers is bounded because each one holds a server thread.
 
 A live ``state`` message is the table's view with the game's history lists cut to their last
 round (:func:`live_view`): its size stays bounded however long the game runs, while the full
@@ -14,10 +23,14 @@ from __future__ import annotations
 
 import json
 import queue
+import socket
 import threading
 from collections.abc import Generator, Iterable, Iterator, Mapping
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, Protocol
+
+from server.feed_writer import KEEPALIVE as KEEPALIVE  # re-exported: part of the feed's API
+from server.feed_writer import FeedWriter
 
 RETRY_MS = 2000  #: how soon EventSource reconnects after the stream ends
 _CLOSE = b""  #: queue sentinel: end this stream (dropped, or the server is stopping)
@@ -34,7 +47,42 @@ def sse(event: str, data: Any, event_id: int | None = None) -> bytes:
     return f"{head}event: {event}\ndata: {body}\n\n".encode()
 
 
-KEEPALIVE = b": keep-alive\n\n"
+#: default bound on a lent connection's bytes that the socket did not take yet (beyond what
+#: the kernel buffers): about 25 live messages behind, past it the phone is dropped
+MAX_BACKLOG = 64 * 1024
+#: how often a request thread looks whether its catch-up has gone out before handing over
+DRAIN_POLL_SECONDS = 0.01
+
+
+class Sink(Protocol):
+    """A phone's connection that the server can lend to the feed's writer thread.
+
+    The request thread sends the response head, catch-up and snapshot the server's usual
+    way; once the server has none of it left to send (``backlog() == 0``) the connection's
+    socket is borrowed: the server stops polling and writing it until it is given back,
+    with the bytes the writer had not sent yet, to end the response as usual.
+    """
+
+    @property
+    def closed(self) -> bool:
+        """The server knows the client has gone."""
+        ...
+
+    def backlog(self) -> int:
+        """Bytes of the response the server still has to send."""
+        ...
+
+    def frame(self, message: bytes) -> bytes:
+        """``message`` as it goes on the wire (e.g. one HTTP/1.1 chunk)."""
+        ...
+
+    def borrow(self) -> socket.socket:
+        """Take the connection from the server's I/O loop; its non-blocking socket."""
+        ...
+
+    def give_back(self, unsent: bytes) -> None:
+        """Return the connection to the server, ``unsent`` to go out first."""
+        ...
 
 
 @dataclass(frozen=True)
@@ -95,10 +143,11 @@ def live_view(view: Mapping[str, Any]) -> dict[str, Any]:
 
 
 class Subscription:
-    """One connected client: a bounded queue the writer never blocks on.
+    """One connected client: a bounded queue the publisher never blocks on, until the
+    connection is handed to the writer thread (then ``sink`` is set).
 
-    ``queue.SimpleQueue`` (implemented in C) rather than ``queue.Queue``: with 200 phones
-    every action wakes 200 threads, and the lighter wake-up is measurable.
+    ``queue.SimpleQueue`` (implemented in C) rather than ``queue.Queue``: the lighter
+    wake-up is measurable when many phones are drained by their own threads.
     """
 
     def __init__(self, feed: Feed, table_id: str, size: int) -> None:
@@ -106,11 +155,22 @@ class Subscription:
         self.table_id = table_id
         self.size = size
         self._queue: queue.SimpleQueue[bytes] = queue.SimpleQueue()
+        self._ended = threading.Event()
         self.dropped = False
+        #: makes ending the stream and handing its queue over to the writer exclusive
+        self.lock = threading.Lock()
+        #: the connection lent to the writer thread (set under the feed's lock by
+        #: :meth:`Feed.attach`, cleared by :meth:`Feed.release`) and that writer
+        self.sink: Sink | None = None
+        self.writer: FeedWriter | None = None
+
+    @property
+    def ended(self) -> bool:
+        return self._ended.is_set()
 
     def offer(self, message: bytes) -> bool:
         """Queue ``message``; ``False`` (and the stream is ended) when the client lags."""
-        if self.dropped:
+        if self.dropped or self.ended:
             return False
         if self._queue.qsize() >= self.size:
             self.close(dropped=True)
@@ -120,13 +180,24 @@ class Subscription:
 
     def close(self, *, dropped: bool = False) -> None:
         """End the stream: whatever is queued is discarded, the reader sees the sentinel."""
-        self.dropped = self.dropped or dropped
+        with self.lock:
+            self.dropped = self.dropped or dropped
+            self._ended.set()
+            self._drain()
+            self._queue.put(_CLOSE)
+
+    def take_queued(self) -> list[bytes]:
+        """Empty the queue into a list, in order (the hand-over to the writer thread)."""
+        with self.lock:
+            return [] if self.ended else self._drain()
+
+    def _drain(self) -> list[bytes]:
+        out = []
         while True:
             try:
-                self._queue.get_nowait()
+                out.append(self._queue.get_nowait())
             except queue.Empty:
-                break
-        self._queue.put(_CLOSE)
+                return out
 
     def get(self, timeout: float) -> bytes | None:
         """The next message, ``None`` after ``timeout`` seconds (time for a keep-alive),
@@ -135,6 +206,10 @@ class Subscription:
             return self._queue.get(timeout=timeout)
         except queue.Empty:
             return None
+
+    def wait_ended(self, timeout: float) -> bool:
+        """Sleep until the stream is ended (``True``) or ``timeout`` seconds pass."""
+        return self._ended.wait(timeout)
 
 
 @dataclass(frozen=True)
@@ -154,17 +229,22 @@ class FeedStats:
 
 
 class Feed:
-    """Subscribers per table, bounded in total."""
+    """Subscribers per table, bounded in total; the writer thread starts with the first
+    connection handed over and stops with :meth:`close`."""
 
-    def __init__(self, *, max_clients: int = 200, queue_size: int = 64) -> None:
+    def __init__(
+        self, *, max_clients: int = 200, queue_size: int = 64, max_backlog: int = MAX_BACKLOG
+    ) -> None:
         self.max_clients = max_clients
         self.queue_size = queue_size
+        self.max_backlog = max_backlog
         self._lock = threading.Lock()
         self._subs: dict[str, set[Subscription]] = {}
         self._count = 0
         self._dropped = 0
         self._published = 0
         self._closed = False
+        self._writer: FeedWriter | None = None
 
     def subscribe(self, table_id: str) -> Subscription:
         """A new subscriber; raises :class:`FeedFullError` past ``max_clients``."""
@@ -189,30 +269,77 @@ class Feed:
                 if not subs:
                     del self._subs[sub.table_id]
 
+    def attach(
+        self, sub: Subscription, sink: Sink, *, keepalive_seconds: float
+    ) -> socket.socket | None:
+        """Lend ``sub``'s connection to the writer thread: what is queued is written first,
+        then every message published from now on. Returns the borrowed socket, ``None`` (and
+        nothing is borrowed) if the stream has ended."""
+        with self._lock:
+            if self._closed or sub.ended:
+                return None
+            pending = sub.take_queued()
+            sock = sink.borrow()
+            sub.sink = sink  # under the feed's lock: publish() routes by it
+            if self._writer is None:
+                self._writer = FeedWriter(max_backlog=self.max_backlog)
+                self._writer.start()
+            writer = sub.writer = self._writer
+            writer.attach(sub, sink, sock, pending, keepalive_seconds)
+        return sock
+
+    def release(self, sub: Subscription) -> None:
+        """Take ``sub``'s connection back from the writer thread and give it back to the
+        server with the bytes not yet sent; the writer never touches it again."""
+        writer, sink = sub.writer, sub.sink
+        if writer is None or sink is None:
+            return
+        unsent = writer.release(sub)
+        sub.sink = sub.writer = None
+        sink.give_back(unsent)
+
     def publish(self, table_id: str, message: bytes) -> int:
         """Offer ``message`` to every subscriber of the table; returns how many took it.
 
-        Never blocks: a subscriber whose queue is full is dropped (it reconnects).
+        Never blocks: a queue is filled or the writer thread is handed the message (one
+        wake-up whatever the number of phones); a subscriber whose queue is full is dropped.
+        Under the lock, so a hand-over (:meth:`attach`) never reorders messages.
         """
         with self._lock:
-            subs = [s for s in self._subs.get(table_id, ()) if not s.dropped]
             self._published += 1
-        taken = 0
-        for sub in subs:
-            if sub.offer(message):
-                taken += 1
-        if taken < len(subs):
-            with self._lock:
-                self._dropped += len(subs) - taken
+            handed: list[Subscription] = []
+            taken = lagging = 0
+            for sub in self._subs.get(table_id, ()):
+                if sub.dropped or sub.ended:
+                    continue
+                if sub.sink is not None:
+                    handed.append(sub)
+                elif sub.offer(message):
+                    taken += 1
+                else:
+                    lagging += 1
+            if handed and self._writer is not None:
+                self._writer.send(handed, message)  # one wake-up for every phone
+                taken += len(handed)
+            self._dropped += lagging
         return taken
+
+    def drop(self, sub: Subscription) -> None:
+        """End a subscriber that fell behind and count it (the writer thread's verdict)."""
+        sub.close(dropped=True)
+        with self._lock:
+            self._dropped += 1
 
     def close(self) -> None:
         """End every stream and refuse new ones (server shutdown)."""
         with self._lock:
             self._closed = True
             subs = [s for group in self._subs.values() for s in group]
+            writer, self._writer = self._writer, None
         for sub in subs:
             sub.close()
+        if writer is not None:
+            writer.stop()
 
     def stats(self) -> FeedStats:
         with self._lock:
@@ -223,21 +350,35 @@ class Stream:
     """The body of one SSE response: ``initial`` (catch-up and snapshot), then live
     messages, a keep-alive comment whenever the table is quiet.
 
+    With a ``sink`` (the server's connection, see :class:`Sink`) the live part is written by
+    the feed's writer thread: this stream's thread only waits for the catch-up to go out,
+    hands the connection over and sleeps until the stream ends. Without one it reads its
+    subscription's queue itself.
+
     A class rather than a bare generator so that ``close()`` (called by the WSGI server when
     the client goes away, even before the first byte) always frees the feed slot.
     """
 
     def __init__(
-        self, sub: Subscription, initial: Iterable[bytes], *, keepalive_seconds: float
+        self,
+        sub: Subscription,
+        initial: Iterable[bytes],
+        *,
+        keepalive_seconds: float,
+        sink: Sink | None = None,
     ) -> None:
         self._sub = sub
         self._initial = list(initial)
         self._keepalive = keepalive_seconds
+        self._sink = sink
         self._gen = self._run()
 
     def _run(self) -> Generator[bytes, None, None]:
         yield f"retry: {RETRY_MS}\n\n".encode()
         yield from self._initial
+        if self._sink is not None:
+            self._handed_over(self._sink)
+            return
         while True:
             live = self._sub.get(self._keepalive)
             if live is None:
@@ -246,6 +387,21 @@ class Stream:
                 return
             else:
                 yield live
+
+    def _handed_over(self, sink: Sink) -> None:
+        """Lend the connection to the writer thread once the server has sent the initial
+        bytes (all in its buffer by now), sleep until the stream ends, take it back."""
+        sub, feed = self._sub, self._sub.feed
+        while sink.backlog() > 0:  # a long catch-up to a slow phone: messages queue
+            if sink.closed or sub.wait_ended(DRAIN_POLL_SECONDS):
+                return
+        if feed.attach(sub, sink, keepalive_seconds=self._keepalive) is None:
+            return
+        try:
+            while sub.get(self._keepalive) != _CLOSE and not sub.ended:
+                pass  # the writer ends the stream (a phone gone, lagging) or the feed closes
+        finally:
+            feed.release(sub)
 
     def __iter__(self) -> Iterator[bytes]:
         return self

@@ -26,7 +26,7 @@ from scoring.errors import IllegalActionError, MalformedActionError
 from scoring.game import Game, Highlight
 from scoring.history import apply_logged
 from scoring.rules import parse_rules, rules_to_json
-from server.feed import Feed, Stream, live_view, sse
+from server.feed import Feed, Sink, Stream, live_view, sse
 from server.records import record_rows, replay_with_records, taken_back_by
 from server.standing import Standing, last_roll, resolve
 from server.store import SOURCES, EventRow, RecordRow, Store, TableRow
@@ -391,10 +391,13 @@ class TableService:
 
     # -- the live feed --------------------------------------------------------------------
 
-    def watch(self, table_id: str, last_event_id: int | None = None) -> Stream:
+    def watch(
+        self, table_id: str, last_event_id: int | None = None, *, sink: Sink | None = None
+    ) -> Stream:
         """A live stream of the table: the entries after ``last_event_id`` (catch-up), the
         full table now (history included), then every change (history cut to the last
-        round). Raises ``FeedFullError`` past the bound."""
+        round). With ``sink`` (the server's connection) the live part is written by the
+        feed's writer thread. Raises ``FeedFullError`` past the bound."""
         live = self._get(table_id)
         with live.lock:  # no event can slip between the snapshot and the subscription
             sub = self._feed.subscribe(table_id)
@@ -412,7 +415,7 @@ class TableService:
                 if e.seq <= seq
             )
         initial.append(cached[1])
-        return Stream(sub, initial, keepalive_seconds=self._keepalive)
+        return Stream(sub, initial, keepalive_seconds=self._keepalive, sink=sink)
 
 
 def _ended(standing: Sequence[Standing]) -> str | None:
