@@ -341,6 +341,13 @@ class Feed:
         if writer is not None:
             writer.stop()
 
+    @property
+    def lent(self) -> int:
+        """Connections the writer thread holds now (the others drain their own queue)."""
+        with self._lock:
+            writer = self._writer
+        return 0 if writer is None else writer.connections
+
     def stats(self) -> FeedStats:
         with self._lock:
             return FeedStats(self._count, self.max_clients, self._dropped, self._published)
