@@ -10,6 +10,10 @@ fsync'd SQLite commit, the broadcast: when "every" has a long tail and "POST" ha
 one, the server was starved or the disk stalled, not the fan-out). The server's resident
 memory (VmRSS, peak VmHWM) and its CPU time per action (user+system) come from /proc.
 
+Measured after the coach warm-up (the Farkle policies solved at start, under a second here)
+has finished, so that the figures are the steady state of an evening: while a policy is
+solved, a request that waits on I/O takes the GIL back a few milliseconds later each time.
+
 Targets (issue 6): p99 action-to-every-client <= 100 ms at 200 clients; server RSS <= 150 MB.
 
     ./run bench bench_feed [--clients 50 100 200] [--actions 60] [--interval 0.1]
@@ -57,6 +61,17 @@ def start_server(data: Path, max_clients: int) -> tuple[subprocess.Popen[bytes],
         time.sleep(0.05)
     proc.kill()
     raise SystemExit("serve did not start")
+
+
+def wait_for_coach(port: int, timeout: float = 120.0) -> str:
+    """Wait until the coach warm-up has nothing queued; its health line."""
+    deadline = time.monotonic() + timeout
+    while True:
+        coach = call(port, "GET", "/api/health")["components"].get("coach", {})
+        detail = str(coach.get("detail", "no coach warm-up"))
+        if "queued" not in detail or time.monotonic() > deadline:
+            return detail
+        time.sleep(0.1)
 
 
 def call(port: int, method: str, path: str, body: Any = None) -> Any:
@@ -190,6 +205,7 @@ def run_one(clients: int, actions: int, interval: float) -> dict[str, Any]:
     with tempfile.TemporaryDirectory(prefix="dicepad-bench-") as tmp:
         proc, port, _ = start_server(Path(tmp), max_clients=clients)
         try:
+            result_coach = wait_for_coach(port)
             teams = {"A": ["Ann"], "B": ["Bob"]}
             table = call(port, "POST", "/api/tables", {"game": "you-blew-it", "teams": teams})
             table = table["table"]
@@ -203,6 +219,7 @@ def run_one(clients: int, actions: int, interval: float) -> dict[str, Any]:
             result["mem"] = memory_kb(proc.pid)
             result["idle"] = idle
             result["health"] = call(port, "GET", "/api/health")["feed"]
+            result["coach"] = result_coach
         finally:
             proc.send_signal(signal.SIGTERM)
             try:
@@ -240,6 +257,7 @@ def main() -> int:
               f"{mb(r['idle']['VmRSS']):>9} {mb(r['mem']['VmRSS']):>7} "
               f"{mb(r['mem']['VmHWM']):>9}  {r['user_ms']:.1f}+{r['sys_ms']:.1f}ms",
               flush=True)  # fmt: skip
+        print(f"{'':>7} ({r['coach']})", flush=True)
         if n >= 200:
             ok = ok and pct(every, 0.99) <= 0.100 and r["mem"]["VmHWM"] <= 150 * 1024
     print("targets (p99 <= 100 ms at 200 clients, RSS <= 150 MB):", "met" if ok else "MISSED")

@@ -188,8 +188,12 @@ def events(table_id: str) -> Response:
         if not raw.strip().isdigit():
             raise BodyError("Last-Event-ID must be an event number")
         last = int(raw.strip())
-    stream = d.tables.watch(table_id, last, sink=waitress_sink(request.environ))
-    response = Response(stream, mimetype="text/event-stream", direct_passthrough=True)
+    if request.method == "HEAD":  # the head alone: no feed slot held for a body never sent
+        d.tables.view(table_id)  # 404 for an unknown table
+        response = Response(b"", mimetype="text/event-stream")
+    else:
+        stream = d.tables.watch(table_id, last, sink=waitress_sink(request.environ))
+        response = Response(stream, mimetype="text/event-stream", direct_passthrough=True)
     response.headers["Cache-Control"] = "no-cache"
     response.headers["X-Accel-Buffering"] = "no"
     return response

@@ -281,7 +281,7 @@ class Feed:
             pending = sub.take_queued()
             sock = sink.borrow()
             sub.sink = sink  # under the feed's lock: publish() routes by it
-            if self._writer is None:
+            if self._writer is None or not self._writer.alive:  # first, or after a crash
                 self._writer = FeedWriter(max_backlog=self.max_backlog)
                 self._writer.start()
             writer = sub.writer = self._writer

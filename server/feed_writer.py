@@ -133,6 +133,12 @@ class FeedWriter:
         return command.unsent
 
     @property
+    def alive(self) -> bool:
+        """The thread runs (it ends when stopped, or on a bug: logged, streams ended)."""
+        with self._release_lock:
+            return not self._stopped
+
+    @property
     def connections(self) -> int:
         """Connections held now (read outside the thread: for tests and health)."""
         return len(self._conns)

@@ -286,6 +286,24 @@ def test_closing_the_feed_ends_every_lent_stream_properly(live: Callable[..., Li
     assert server.feed.lent == 0
 
 
+def test_a_head_request_holds_no_feed_slot(live: Callable[..., Live]) -> None:
+    server = live(max_feed_clients=1)
+    t = server.table()
+    for _ in range(3):  # more than the feed holds
+        conn = http.client.HTTPConnection("127.0.0.1", server.port, timeout=10)
+        conn.request("HEAD", f"/api/tables/{t}/events")
+        resp = conn.getresponse()
+        assert resp.status == 200
+        assert resp.getheader("Content-Type", "").startswith("text/event-stream")
+        assert resp.read() == b""
+        conn.close()
+    assert server.feed.stats().clients == 0
+    conn = http.client.HTTPConnection("127.0.0.1", server.port, timeout=10)
+    conn.request("HEAD", "/api/tables/zzzzzz/events")
+    assert conn.getresponse().status == 404
+    conn.close()
+
+
 def test_only_a_get_served_by_waitress_is_lent() -> None:
     class Channel:
         socket = _map = _fileno = connected = total_outbufs_len = None

@@ -1,7 +1,9 @@
 """``dicepad serve``: the scoreboard server on embedded defaults.
 
 Waitress, never Flask's debug server, with a thread per live-feed client (each phone holds
-one) and bounded per-connection output buffers so a stalled phone cannot pile up memory.
+one, asleep once its socket is lent to the feed's writer thread: an action wakes that one
+thread, not one per phone) and bounded per-connection output buffers so a stalled phone
+cannot pile up memory.
 systemd is told when we are ready, is pinged by a watchdog thread only while the app reports
 healthy, and is told when we stop; SIGTERM and SIGINT stop cleanly (live streams are ended
 first so worker threads finish, then the database is closed).
@@ -30,9 +32,10 @@ HELP = "run the scoreboard: JSON API, live feed and pad service on one port"
 DEFAULT_PORT = 8080
 EXTRA_THREADS = 16  #: for API requests beyond the live-feed clients
 EXTRA_CONNECTIONS = 100  #: pollers, API clients and requests in flight beyond the feed
-#: Per connection. Past it the connection's thread waits (its feed queue then fills and the
-#: phone is dropped), and waitress starts a fresh buffer: on a never-ending SSE response the
-#: buffer keeps what was already sent until then, so this bounds a phone's memory too.
+#: Per connection. Past it the connection's thread waits, and waitress starts a fresh buffer.
+#: A live-feed phone's thread waits here only while its catch-up goes out (its feed queue
+#: then fills and the phone is dropped); after that its socket is lent to the feed's writer
+#: thread, whose own bound is ``server.feed.MAX_BACKLOG`` (server/feed_writer.py).
 OUTBUF_HIGH_WATERMARK = 64 * 1024
 
 
