@@ -278,14 +278,15 @@ class Feed:
         with self._lock:
             if self._closed or sub.ended:
                 return None
-            pending = sub.take_queued()
-            sock = sink.borrow()
-            sub.sink = sink  # under the feed's lock: publish() routes by it
             if self._writer is None or not self._writer.alive:  # first, or after a crash
                 self._writer = FeedWriter(max_backlog=self.max_backlog)
                 self._writer.start()
-            writer = sub.writer = self._writer
-            writer.attach(sub, sink, sock, pending, keepalive_seconds)
+            pending = sub.take_queued()
+            sock = sink.borrow()
+            if not self._writer.attach(sub, sink, sock, pending, keepalive_seconds):
+                sink.give_back(b"")  # it crashed just now: the phone reconnects, catches up
+                return None
+            sub.sink, sub.writer = sink, self._writer  # publish() routes by it, under the lock
         return sock
 
     def release(self, sub: Subscription) -> None:

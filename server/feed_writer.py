@@ -111,9 +111,14 @@ class FeedWriter:
         sock: socket.socket,
         pending: Sequence[bytes],
         keepalive_seconds: float,
-    ) -> None:
-        """Take over ``sock`` (``sub``'s lent connection): ``pending`` first, then what follows."""
-        self._put(_Attach(sub, sink, sock, tuple(pending), keepalive_seconds))
+    ) -> bool:
+        """Take over ``sock`` (``sub``'s lent connection): ``pending`` first, then what
+        follows. ``False`` if the thread has ended (nothing is taken)."""
+        with self._release_lock:
+            if self._stopped:
+                return False
+            self._put(_Attach(sub, sink, sock, tuple(pending), keepalive_seconds))
+        return True
 
     def send(self, subs: Sequence[Subscription], message: bytes) -> None:
         """Write ``message`` to each of ``subs`` (returns at once)."""
@@ -298,6 +303,8 @@ class FeedWriter:
                 break
             if isinstance(command, _Release):
                 self._release(command)
+            elif isinstance(command, _Attach):  # never taken over: end it, give it back
+                command.sub.close()
         self._selector.close()
         self._wake_r.close()
         self._wake_w.close()
