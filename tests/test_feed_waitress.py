@@ -344,3 +344,36 @@ def test_phones_joining_while_actions_land_see_each_one_exactly_once_in_order(
         seen = [seq for _ in range(start, actions) for seq, name in phone.until_state()]
         assert seen == [n for n in range(start + 1, actions + 1) for _ in ("entry", "state")]
         phone.close()
+
+
+def test_a_slow_phone_within_the_bound_gets_every_byte_once_it_reads(
+    live: Callable[..., Live],
+) -> None:
+    """What its socket does not take is kept and sent when it drains, in order."""
+    server = live()
+    server.feed.max_backlog = 16 * 1024 * 1024
+    t = server.table()
+    slow = socket.socket()
+    slow.setsockopt(socket.SOL_SOCKET, socket.SO_RCVBUF, 4096)
+    slow.connect(("127.0.0.1", server.port))
+    slow.sendall(f"GET /api/tables/{t}/events HTTP/1.1\r\nHost: x\r\n\r\n".encode())
+    _wait(lambda: server.feed.lent == 1)
+    blobs = [b": " + bytes([97 + n]) * 262144 + b"\n\n" for n in range(16)]  # 4 MB
+    for blob in blobs:
+        assert server.feed.publish(t, blob) == 1  # never waits for the phone
+    seq = server.act(t)
+    response = http.client.HTTPResponse(slow)
+    response.begin()  # the head, then the chunked body, as a phone reads it
+    try:
+        while response.readline() != b"event: state\n":  # the snapshot
+            pass
+        response.readline()  # its data
+        response.readline()
+        for blob in blobs:
+            assert response.readline() == blob[:-1]
+            assert response.readline() == b"\n"
+        assert response.readline() == f"id: {seq}\n".encode()
+        assert server.feed.stats().dropped == 0
+    finally:
+        response.close()
+        slow.close()
