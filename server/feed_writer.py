@@ -11,6 +11,10 @@ writable, notices a phone hanging up, writes keep-alive comments to quiet connec
 ends the stream of a phone whose unsent bytes pass the feed's bound. It never blocks on a
 phone. When a stream ends its request thread takes the socket back with whatever is unsent
 (:meth:`FeedWriter.release`) and the server finishes the response as usual.
+
+Sending from the publishing thread itself (no hand-off at all) was tried and measured worse:
+at 200 phones POST p50 25 ms against 17 ms here, the fan-out no faster, since the request's
+own answer then waits behind the 200 sends; here the two run side by side.
 """
 
 from __future__ import annotations
