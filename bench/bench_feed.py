@@ -7,8 +7,10 @@ table; then actions are posted one at a time. For each action we measure the tim
 before the POST is sent until the LAST client has received its event ("action to every
 client"), every single delivery ("one"), and the POST round trip itself (validation, the
 fsync'd SQLite commit, the broadcast: when "every" has a long tail and "POST" has the same
-one, the server was starved or the disk stalled, not the fan-out). The server's resident
-memory (VmRSS, peak VmHWM) and its CPU time per action (user+system) come from /proc.
+one, the server was starved or the disk stalled, not the fan-out), and the "spread" from the
+first client's delivery to the last (the fan-out itself, whatever the commit took). The
+server's resident memory (VmRSS, peak VmHWM) and its CPU time per action (user+system) come
+from /proc.
 
 Measured after the coach warm-up (the Farkle policies solved at start, under a second here)
 has finished, so that the figures are the steady state of an evening: while a policy is
@@ -190,7 +192,7 @@ async def measure(
     for task in tasks:
         task.cancel()
     await asyncio.gather(*tasks, return_exceptions=True)
-    every, single, lost = [], [], 0
+    every, single, spread, lost = [], [], [], 0
     for seq, t0 in sent.items():
         got = [c.arrivals.get(seq) for c in pool]
         lost += sum(1 for g in got if g is None)
@@ -198,7 +200,8 @@ async def measure(
         single.extend(arrived)
         if len(arrived) == len(got):
             every.append(max(arrived))
-    return {"every": every, "single": single, "lost": lost, "posts": posts}
+            spread.append(max(arrived) - min(arrived))
+    return {"every": every, "single": single, "spread": spread, "lost": lost, "posts": posts}
 
 
 def run_one(clients: int, actions: int, interval: float) -> dict[str, Any]:
@@ -240,7 +243,7 @@ def main() -> int:
           f"{os.cpu_count()} CPUs, python {sys.version.split()[0]}")  # fmt: skip
     header = (f"{'clients':>7} {'POST p50':>9} {'POST p99':>9} "
               f"{'every p50':>10} {'every p99':>10} {'every max':>10} "
-              f"{'one p50':>8} {'one p99':>8} {'lost':>5} {'dropped':>7} "
+              f"{'one p50':>8} {'one p99':>8} {'spread p99':>10} {'lost':>5} {'dropped':>7} "
               f"{'RSS idle':>9} {'RSS':>7} {'RSS peak':>9}  CPU/action user+sys")  # fmt: skip
     print(header)
     ok = True
@@ -253,7 +256,8 @@ def main() -> int:
         print(f"{n:>7} {ms(statistics.median(posts))[1:]:>9} {ms(pct(posts, 0.99))[1:]:>9} "
               f"{ms(statistics.median(every)):>10} {ms(pct(every, 0.99)):>10} "
               f"{ms(max(every)):>10} {ms(statistics.median(single))[2:]:>8} "
-              f"{ms(pct(single, 0.99))[2:]:>8} {r['lost']:>5} {r['health']['dropped']:>7} "
+              f"{ms(pct(single, 0.99))[2:]:>8} {ms(pct(r['spread'], 0.99)):>10} "
+              f"{r['lost']:>5} {r['health']['dropped']:>7} "
               f"{mb(r['idle']['VmRSS']):>9} {mb(r['mem']['VmRSS']):>7} "
               f"{mb(r['mem']['VmHWM']):>9}  {r['user_ms']:.1f}+{r['sys_ms']:.1f}ms",
               flush=True)  # fmt: skip
