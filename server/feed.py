@@ -2,17 +2,18 @@
 
 Each message is formatted once and its bytes shared by every phone. A new subscriber starts
 with a bounded queue that its request thread drains. Under ``dicepad serve`` (waitress), once
-the request thread has sent the catch-up and the snapshot it hands its connection (a
+the request thread has sent the catch-up and the snapshot it lends its connection's socket (a
 :class:`Sink`) to the feed's ONE writer thread (:mod:`server.feed_writer`) and sleeps until
-the stream ends: an action then wakes that one thread, which appends the bytes to every
-connection's output buffer. (A thread per phone woken per action was a GIL convoy: with 200
-phones the action-to-every-phone p99 was 200-300 ms; ``bench/bench_feed.py``.) Under a WSGI
-server that cannot hand its connection over (Flask's test client) the request thread keeps
-draining its queue, as before.
+the stream ends: an action then wakes that one thread, which sends the bytes to every phone.
+(A thread per phone woken per action was a GIL convoy: with 200 phones the
+action-to-every-phone p99 was 200-300 ms; ``bench/bench_feed.py``.) Under a WSGI server that
+cannot lend its connection (Flask's test client, a HEAD) the request thread keeps draining
+its queue.
 
-A phone that falls behind (its queue full, or more than ``max_backlog`` bytes still unsent) is
-dropped, never waited for, and reconnects with ``Last-Event-ID`` to catch up from the log. The
-number of subscribers is bounded because each one holds a server thread.
+A phone that falls behind (its queue full before the hand-over, or more than ``max_backlog``
+bytes its socket has not taken) is dropped, never waited for, and reconnects with
+``Last-Event-ID`` to catch up from the log. The number of subscribers is bounded because each
+one holds a server thread.
 
 A live ``state`` message is the table's view with the game's history lists cut to their last
 round (:func:`live_view`): its size stays bounded however long the game runs, while the full
