@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import math
+from dataclasses import replace
 
 import cv2
 import numpy as np
@@ -192,3 +193,16 @@ def test_no_hand_is_in_view_between_rest_and_the_keep_hand(seed: int) -> None:
         hand = seq.throw_hand.at(i)
         assert hand is None or not synth._hand_in_frame(hand, w, h), i
         assert not seq.scene_at(i)[1]
+
+
+def test_a_scripted_camera_can_change_where_a_thrown_die_lands() -> None:
+    # Tumble is public so the demo camera and the pad script can reshape a planned throw
+    seq = synth.throw_sequence(np.random.default_rng(4), n_dice=2, keep=0, size=(320, 240))
+    assert all(isinstance(t, synth.Tumble) for t in seq.tumbles)
+    first = seq.tumbles[0]
+    cocked = replace(first, final=replace(first.final, value=6, tilt_deg=30.0))
+    changed = replace(seq, tumbles=(cocked, *seq.tumbles[1:]))
+    rest = changed.frame(changed.rest_index).truth.scene.dice
+    assert sorted(d.tilt_deg > 25 for d in rest) == [False, True]
+    assert cocked.at(cocked.start_frame)[1]  # still tumbling when it leaves the hand
+    assert cocked.at(cocked.start_frame + cocked.frames) == (cocked.final, False)
