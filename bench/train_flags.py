@@ -8,19 +8,23 @@ environment as ``bench/train_vision.py``:
 
 Usage:
 
-    /tmp/trainenv/bin/python bench/train_flags.py --scenes 3000 --more-stacked 1500 \
-        [--cache /tmp/flags-cache] [--out vision/flags.onnx]
+    /tmp/trainenv/bin/python bench/train_flags.py --scenes 5000 --more-stacked 3000 \
+        --epochs 16 --stacked-weight 2 [--cache /tmp/flags-cache] [--out vision/flags.onnx]
 
-(the shipped model: 12 epochs, about 4 min to render and 8 min to train on one core).
+(the shipped model: about 7 min to read the renders and 20 min to train on one busy core).
 
 Every sample is one detection of ``vision.detect.read_roll`` on a ``vision.synth.random_scene``
-(flat, leaning on the rail 10-45 degrees, on or against another die, off the pad; half of the
-frames degraded): the model learns from the geometry it is given at run time (centres off
-towards side faces, sizes too big, duplicates), not from the truth. A detection takes the
-labels of the true die under it. (``samples``, the older way, jitters the true geometry.)
-Labels come from the renderer's truth: cocked = tilt
->= 10 degrees, stacked = on / against another die. Training adds the eight symmetries of the
-square. The script prints held-out figures for a range of thresholds.
+(flat -- on half the tables side by side, touching -- leaning on the rail 10-45 degrees, on or
+against another die, off the pad; half of the frames degraded): the model learns from the
+geometry it is given at run time (centres off towards side faces, sizes too big, duplicates),
+not from the truth. A detection takes the
+labels of the visible true die under it (a die hidden under another is not what it shows).
+(``samples``, the older way, jitters the true geometry.) Labels come from the renderer's
+truth: cocked = tilt >= 10 degrees, stacked = on / against another die. Training adds the
+eight symmetries of the square. The script prints held-out figures for a range of thresholds,
+for STACKED separately with and without another die in reach (the two thresholds of
+``vision.flags.FlagParams``). The reader's models change what it detects: retrain the flags
+whenever ``vision/models`` changes.
 """
 
 from __future__ import annotations
@@ -43,13 +47,15 @@ from vision.flags import (
     MODEL_PATH,
     N_CHANNELS,
     PLANES,
+    SCALARS,
     DieView,
     FlagModel,
+    FlagParams,
     features,
     neighbours_of,
     planes,
 )
-from vision.reading import DieReading
+from vision.reading import DieReading, Reading
 
 
 def top_angle(corners: tuple[tuple[float, float], ...]) -> float:
@@ -107,9 +113,19 @@ def reader_samples(
 ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """Like :func:`samples`, but every die is seen as ``vision.detect.read_roll`` sees it: its
     detections' centres, sides and turns, duplicates and misses included, with the neighbours
-    the run-time hook gets. A detection takes the labels of the true die it lies on (within
-    half a side); one on no die is neither cocked nor stacked."""
-    from vision.detect import read_roll
+    the run-time hook gets. A detection takes the labels of the visible true die it lies on
+    (within half a side); one on no die is neither cocked nor stacked."""
+    from vision import detect
+
+    def read_roll(image: np.ndarray) -> Reading:
+        # the reader's geometry only: the flags it would add come from the model being replaced
+        # (whose input may not even fit the current features), and would cost time for nothing
+        unflagged = detect.judge_all
+        detect.judge_all = lambda frame, views, **_: tuple(frozenset() for _ in views)
+        try:
+            return detect.read_roll(image)
+        finally:
+            detect.judge_all = unflagged
 
     rng = np.random.default_rng(seed)
     xs, ys, tilts = [], [], []
@@ -127,12 +143,18 @@ def reader_samples(
             degrade=bool(rng.random() < 0.5),
             min_tilt_deg=10.0,
             max_tilt_deg=45.0,
+            # half the tables have flat dice side by side, touching, as in a tray: without them
+            # the model learns "beside another die" as "leaning on it" (real photos: 8 % false)
+            spacing=1.6 if rng.random() < 0.5 else float(rng.uniform(1.0, 1.5)),
         )
         shot = synth.render(scene, rng=rng)
         views = [view_of_reading(r) for r in read_roll(shot.image).dice]
+        # a die hidden under another (visible < 0.5) is not what a detection there shows: its
+        # centre is next to the top die's, and taking its labels taught "on top" as not stacked
+        seen = [d for d in shot.truth.dice if d.visible >= 0.5]
         for i, v in enumerate(views):
             near = min(
-                shot.truth.dice,
+                seen,
                 key=lambda d: math.dist(d.center_xy, v.center_xy) / d.size_px,
                 default=None,
             )
@@ -154,6 +176,7 @@ def view_of_reading(r: DieReading) -> DieView:
 
 
 JITTER_VERSION = 2  # bump when the geometry jitter changes: cached samples are stale
+SAMPLES_VERSION = 6  # bump when features or labels change: cached samples are stale
 
 
 def cached(
@@ -167,7 +190,7 @@ def cached(
     tag = ("" if stacked == 0.2 else f"-s{stacked}") + (
         "-reader" if reader else f"-j{JITTER_VERSION}"
     )
-    path = folder / f"flags-{seed}-{n}{tag}-{GRID}x{N_CHANNELS}.npz"
+    path = folder / f"flags-v{SAMPLES_VERSION}-{seed}-{n}{tag}-{GRID}x{N_CHANNELS}.npz"
     if path.exists():
         with np.load(path) as d:
             return d["x"], d["y"], d["t"]
@@ -229,13 +252,17 @@ def train(
 
 
 class Net(torch.nn.Module):
-    """Three 3x3 conv blocks (16, 32, 48 channels, each halving the patch), then 64 units."""
+    """A stride-2 3x3 conv (16 channels), two 3x3 conv blocks (24, 32 channels, each halving),
+    then 64 units: ~2.8 M multiply-adds per die, a third of a millisecond or less on one core."""
 
     def __init__(self) -> None:
         super().__init__()
-        layers: list[torch.nn.Module] = []
-        width = PLANES
-        for out in (16, 32, 48):
+        layers: list[torch.nn.Module] = [
+            torch.nn.Conv2d(PLANES, 16, 3, stride=2, padding=1),
+            torch.nn.ReLU(),
+        ]
+        width = 16
+        for out in (24, 32):
             layers += [
                 torch.nn.Conv2d(width, out, 3, padding=1),
                 torch.nn.ReLU(),
@@ -246,7 +273,7 @@ class Net(torch.nn.Module):
         self.body = torch.nn.Sequential(
             *layers,
             torch.nn.Flatten(),
-            torch.nn.Linear(48 * side * side, 64),
+            torch.nn.Linear(width * side * side, 64),
             torch.nn.ReLU(),
             torch.nn.Linear(64, 2),
         )
@@ -282,20 +309,21 @@ def report(net: torch.nn.Module, x: np.ndarray, y: np.ndarray, tilt: np.ndarray)
     p = predict(net, x)
     flat = (tilt >= 0) & (tilt < 5)  # tilt -1: a detection on no die
     steep = tilt >= 15
-    print(f"held out: {len(x)} dice")
-    print(f"  COCKED recall at >= 15 deg: {(p[steep, 0] >= 0.5).mean():.4f} ({steep.sum()})")
-    print(f"  flat dice flagged COCKED:   {(p[flat, 0] >= 0.5).mean():.4f} ({flat.sum()})")
     st = y[:, 1] > 0.5
-    print(f"  STACKED recall:             {(p[st, 1] >= 0.5).mean():.4f} ({st.sum()})")
-    print(f"  not stacked flagged:        {(p[~st, 1] >= 0.5).mean():.4f} ({(~st).sum()})")
-    for q in (0.3, 0.4, 0.5, 0.6, 0.7, 0.8, 0.9):
+    near = x[:, N_CHANNELS * GRID * GRID + SCALARS.index("near")] * 3.0
+    touching = near < FlagParams().stack_reach  # what the run-time rule measures
+    print(f"held out: {len(x)} dice ({steep.sum()} tilted >= 15 deg, {flat.sum()} flat)")
+    for q in (0.5, 0.6, 0.7, 0.8, 0.85, 0.9, 0.95):
         recall = (p[steep, 0] >= q).mean()
         false = (p[flat, 0] >= q).mean()
-        print(f"  cocked threshold {q:.1f}: recall {recall:.4f}, flat flagged {false:.4f}")
-    for q in (0.5, 0.6, 0.7, 0.8, 0.9):
-        recall = (p[st, 1] >= q).mean()
-        false = (p[~st, 1] >= q).mean()
-        print(f"  stacked threshold {q:.1f}: recall {recall:.4f}, not stacked flagged {false:.4f}")
+        print(f"  cocked threshold {q:.2f}: recall {recall:.4f}, flat flagged {false:.4f}")
+    for name, where in (("touching another", touching), ("no die in reach", ~touching)):
+        pos, neg = st & where, ~st & where
+        print(f"  stacked, {name}: {pos.sum()} stacked, {neg.sum()} not")
+        for q in (0.5, 0.6, 0.7, 0.8, 0.9, 0.95, 0.98):
+            recall = (p[pos, 1] >= q).mean() if pos.any() else float("nan")
+            false = (p[neg, 1] >= q).mean()
+            print(f"    threshold {q:.2f}: recall {recall:.4f}, not stacked flagged {false:.4f}")
     print("  (choose the operating points end to end: bench/bench_synth.py --only flags,sheet)")
 
 

@@ -21,10 +21,10 @@ from vision.synth import DieTruth
 ALARMS = {DieFlag.COCKED, DieFlag.STACKED}
 
 # Recall floors a little under what the shipped model and thresholds give on these seeds: the
-# operating points favour no false flags, so recall is well below 1 (bench_synth prints it).
-COCKED_RECALL = 0.85  # measured 0.92 from the true geometry (seed 101)
-COCKED_RECALL_READ = 0.8  # measured 0.89 end to end (seed 105)
-STACKED_RECALL = 0.05  # measured 0.10: the STACKED head is weak, see the issue 5 report
+# operating points favour no false flags, so recall is below 1 (bench_synth prints it).
+COCKED_RECALL = 0.8  # measured 0.88 from the true geometry (seed 101; trained on the reader's)
+COCKED_RECALL_READ = 0.85  # measured 0.96 end to end (seed 105)
+STACKED_RECALL = 0.35  # measured 0.52 from the true geometry (seed 102)
 
 
 def view_of(d: DieTruth) -> DieView:
@@ -98,9 +98,9 @@ def test_dice_on_other_dice_are_stacked() -> None:
     stacked = [e for d, e in results if d.stacked]
     assert len(stacked) >= 10
     assert sum(DieFlag.STACKED in e.flags() for e in stacked) >= STACKED_RECALL * len(stacked)
-    # and the model ranks them above every flat die apart
+    # and the model ranks them above nearly every flat die apart
     flat = judged(100, 12)
-    assert np.median([e.stacked for e in stacked]) > max(e.stacked for _, e in flat)
+    assert np.median([e.stacked for e in stacked]) > np.quantile([e.stacked for _, e in flat], 0.9)
 
 
 def test_two_detections_of_one_die_are_not_a_stack() -> None:
@@ -137,22 +137,37 @@ def test_overlap_and_reach_are_measured_between_distinct_dice() -> None:
     assert judge(frame, []) == ()
 
 
-def test_a_stack_needs_another_die_within_reach() -> None:
-    sure = Evidence(cocked=0.0, stacked=0.9999, overlapped=False, touching=True)
-    alone = Evidence(cocked=0.0, stacked=0.9999, overlapped=False, touching=False)
-    assert sure.flags() == {DieFlag.STACKED}
+def test_a_lone_die_needs_a_surer_verdict_to_be_stacked() -> None:
+    # a die squarely on another hides it, so a stack can be one detection; but with no other
+    # die in reach the model must be surer than beside one
+    p = FlagParams()
+    between = (p.stacked_threshold + p.stacked_alone_threshold) / 2
+    touching = Evidence(cocked=0.0, stacked=between, overlapped=False, touching=True)
+    alone = Evidence(cocked=0.0, stacked=between, overlapped=False, touching=False)
+    sure = Evidence(cocked=0.0, stacked=p.stacked_alone_threshold, overlapped=False, touching=False)
+    assert touching.flags() == {DieFlag.STACKED}
     assert alone.flags() == frozenset()
+    assert sure.flags() == {DieFlag.STACKED}
 
 
-def test_the_detector_hook_judges_one_die_among_others() -> None:
+def test_the_detector_hook_judges_every_die_of_a_frame_in_one_pass() -> None:
     rng = np.random.default_rng(103)
     scene = synth.random_scene(rng, n_dice=3, cocked=1.0, min_tilt_deg=30.0)
     shot = synth.render(scene)
     views = [view_of(d) for d in shot.truth.dice]
     assert views
-    marks = flags.die_flags(shot.image, views[0], views[1:])
-    assert DieFlag.COCKED in marks
-    assert marks <= ALARMS
+    marks = flags.judge_all(shot.image, views)
+    together = judge(shot.image, views)
+    assert marks == tuple(e.flags() for e in together)
+    assert any(DieFlag.COCKED in m for m in marks)
+    assert all(m <= ALARMS for m in marks)
+    # batched or one at a time, the verdicts are the same
+    for i, v in enumerate(views):
+        alone = judge(shot.image, [v, *views[:i], *views[i + 1 :]])[0]
+        assert alone.touching == together[i].touching
+        assert alone.cocked == pytest.approx(together[i].cocked, abs=1e-5)
+        assert alone.stacked == pytest.approx(together[i].stacked, abs=1e-5)
+    assert flags.judge_all(shot.image, []) == ()
 
 
 def test_features_are_deterministic_and_sized() -> None:
@@ -166,6 +181,45 @@ def test_features_are_deterministic_and_sized() -> None:
     assert np.isfinite(a).all()
 
 
+def test_the_size_against_the_other_dice_is_a_feature() -> None:
+    # a die on a die is nearer the camera and looks larger than the dice on the pad
+    frame = np.full((200, 200, 3), 90, np.uint8)
+    size = flags.SCALARS.index("size") - flags.N_SCALARS
+
+    def size_of(side: float, others: list[float]) -> float:
+        nbs = [flags.Neighbour((20.0 + 40 * i, 20.0), s) for i, s in enumerate(others)]
+        return float(flags.features(frame, (100.0, 100.0), side, 0.0, neighbours=nbs)[size])
+
+    assert size_of(30.0, []) == 0.0
+    assert size_of(30.0, [30.0, 30.0]) == pytest.approx(0.0)
+    assert size_of(33.0, [30.0, 29.0, 31.0]) == pytest.approx(math.log(1.1), abs=1e-6)
+    assert size_of(100.0, [30.0]) == 0.5  # clipped: a misread size is not a stack by itself
+
+
+def test_the_patch_is_turned_to_the_die_whatever_the_readers_guess() -> None:
+    # the reader's turn is often far off on dark dice (pips outweigh the outline); the patch the
+    # model sees is turned to the die's own outline, and the side re-derived for that turn
+    rng = np.random.default_rng(7)
+    styles = [synth.STYLES[c] for c in ("black", "blue", "red", "white")]
+    g2 = flags.GRID * flags.GRID
+    alike = []
+    for _ in range(4):
+        shot = synth.render(synth.random_scene(rng, n_dice=3, styles=styles), rng=rng)
+        for d in shot.truth.dice:
+            v = view_of(d)
+            t = math.radians(v.angle_deg)
+            extent = v.side_px * (abs(math.cos(t)) + abs(math.sin(t)))
+            for guess in (v.angle_deg + 30.0, v.angle_deg - 12.0):
+                g = math.radians(guess)
+                side = extent / (abs(math.cos(g)) + abs(math.sin(g)))  # as a reader derives it
+                a = flags.features(shot.image, v.center_xy, v.side_px, v.angle_deg)[:g2]
+                b = flags.features(shot.image, v.center_xy, side, guess)[:g2]
+                alike.append(float(np.corrcoef(a, b)[0, 1]))
+    assert len(alike) >= 20
+    assert min(alike) > 0.75  # an unturned patch 30 degrees off: about 0.4
+    assert np.mean(np.array(alike) > 0.9) >= 0.9
+
+
 def test_thresholds_and_errors() -> None:
     ev = Evidence(cocked=0.995, stacked=0.2, overlapped=False)
     assert ev.flags() == {DieFlag.COCKED}
@@ -176,6 +230,8 @@ def test_thresholds_and_errors() -> None:
         FlagParams(cocked_threshold=1.5)
     with pytest.raises(ValueError, match="duplicate"):
         FlagParams(duplicate=0.9, overlap=0.8)
+    with pytest.raises(ValueError, match="stacked_alone_threshold"):
+        FlagParams(stacked_threshold=0.7, stacked_alone_threshold=0.6)
 
 
 def test_a_missing_model_is_a_clear_error(tmp_path: Path) -> None:

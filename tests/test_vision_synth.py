@@ -136,6 +136,39 @@ def test_random_scenes_honour_the_requested_kinds() -> None:
         assert any(d.stacked for d in stacked.dice) or len(stacked.dice) == 1
 
 
+def test_dice_in_a_tray_touch_but_never_overlap() -> None:
+    rng = np.random.default_rng(12)
+    closest = []
+    for _ in range(6):
+        scene = synth.random_scene(rng, n_dice=6, spacing=1.0)
+        shot = render(scene)
+        assert all(d.tilt_deg == 0 and not d.stacked for d in shot.truth.dice)
+        # no die hides any part of another's top face
+        assert all(d.visible > 0.97 for d in shot.truth.dice)
+        for i, a in enumerate(scene.dice):
+            for b in scene.dice[i + 1 :]:
+                closest.append(math.dist(a.xy_mm, b.xy_mm) / a.size_mm)
+                # footprints apart: no corner of one inside the other
+                for p, q in ((a, b), (b, a)):
+                    yaw = math.radians(q.yaw_deg)
+                    for sx, sy in ((1, 1), (1, -1), (-1, 1), (-1, -1)):
+                        cx = p.xy_mm[0] + 0.5 * p.size_mm * (
+                            sx * math.cos(math.radians(p.yaw_deg))
+                            - sy * math.sin(math.radians(p.yaw_deg))
+                        )
+                        cy = p.xy_mm[1] + 0.5 * p.size_mm * (
+                            sx * math.sin(math.radians(p.yaw_deg))
+                            + sy * math.cos(math.radians(p.yaw_deg))
+                        )
+                        du, dv = cx - q.xy_mm[0], cy - q.xy_mm[1]
+                        u = du * math.cos(yaw) + dv * math.sin(yaw)
+                        v = -du * math.sin(yaw) + dv * math.cos(yaw)
+                        assert max(abs(u), abs(v)) > 0.5 * q.size_mm
+    assert sum(c < 1.45 for c in closest) >= 8  # side by side, as in a tray
+    with pytest.raises(ValueError, match="spacing"):
+        synth.random_scene(rng, spacing=0.5)
+
+
 def test_degradations_apply() -> None:
     scene = one_die(value=6)
     clean = render(scene).image

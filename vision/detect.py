@@ -17,7 +17,7 @@ import numpy as np
 from vision.classify import ValueGuess, classify, die_patch
 from vision.colour import body_colour
 from vision.face import face_angle, face_side, square_corners
-from vision.flags import DieView, die_flags
+from vision.flags import DieView, judge_all
 from vision.locate import Candidate, locate
 from vision.nets import U8, load_nets
 from vision.params import DetectorParams
@@ -95,8 +95,9 @@ def read_roll(
             colour=body_colour(die.patch),
             confidence=die.guess.probability * (1.0 - die.guess.not_die),
         )
-        flags = _judge_flags(image, die, reading, dice, pad, params)
-        readings.append(replace(reading, flags=flags))
+        readings.append(reading)
+    marks = _judge_flags(image, dice, readings, pad, params)
+    readings = [replace(r, flags=f) for r, f in zip(readings, marks, strict=True)]
     readings.sort(key=lambda d: (d.center_xy[1], d.center_xy[0]))
     h, w = image.shape[:2]
     return Reading(tuple(readings), (w, h))
@@ -124,20 +125,21 @@ def _geometry(candidate: Candidate, patch: U8, guess: ValueGuess) -> DieGeometry
 
 def _judge_flags(
     frame: U8,
-    die: DieGeometry,
-    reading: DieReading,
     dice: Sequence[DieGeometry],
+    readings: Sequence[DieReading],
     pad: Pad | None,
     params: DetectorParams,
-) -> frozenset[DieFlag]:
-    """The flags of one die. Vision II adds cocked/stacked here (``vision.flags``), using the
-    die's geometry, its neighbours in ``dice`` and the frame."""
-    flags: set[DieFlag] = set()
-    if reading.value is None:
-        flags.add(DieFlag.UNREADABLE)
-    if pad is not None and not pad.contains(reading.center_xy, margin=params.off_pad_margin_px):
-        flags.add(DieFlag.OFF_PAD)
-    view = DieView(die.candidate.center_xy, die.side_px, die.angle_deg)
-    others = [DieView(d.candidate.center_xy, d.side_px, d.angle_deg) for d in dice if d is not die]
-    flags |= die_flags(frame, view, others)
-    return frozenset(flags)
+) -> list[frozenset[DieFlag]]:
+    """The flags of every die, in order: UNREADABLE and OFF_PAD from the reading and the pad,
+    COCKED / STACKED from ``vision.flags`` (all dice of the frame in one batched pass)."""
+    views = [DieView(d.candidate.center_xy, d.side_px, d.angle_deg) for d in dice]
+    judged = judge_all(frame, views)
+    out = []
+    for reading, marks in zip(readings, judged, strict=True):
+        flags = set(marks)
+        if reading.value is None:
+            flags.add(DieFlag.UNREADABLE)
+        if pad is not None and not pad.contains(reading.center_xy, margin=params.off_pad_margin_px):
+            flags.add(DieFlag.OFF_PAD)
+        out.append(frozenset(flags))
+    return out

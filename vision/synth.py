@@ -808,15 +808,21 @@ def random_scene(
     min_tilt_deg: float = 15.0,
     max_tilt_deg: float = 40.0,
     look: Scene | None = None,
+    spacing: float = 1.6,
 ) -> Scene:
     """A random table: pad, camera height, light, and ``n_dice`` (1-6 when None) placed on it.
 
     Each die is, with the given probabilities, cocked (leaning on the rail, ``min_tilt_deg`` to
     ``max_tilt_deg``), stacked (on top of, or leaning against, another die) or off the pad;
     otherwise it lies flat on the pad. ``look`` reuses another scene's pad, camera and light
-    (its drawn background is cached, so that is much faster). Dice never intersect; a die
-    that cannot be placed after many tries is left out (the truth lists the dice drawn).
+    (its drawn background is cached, so that is much faster). ``spacing`` is the closest two
+    dice lying flat on the pad come, centre to centre, in die sides: below about 1.4 they may
+    touch, as dice in a tray do (the flags must not take a die beside another for one leaning
+    on it). Dice never intersect; a die that cannot be placed after many tries is left out
+    (the truth lists the dice drawn).
     """
+    if not 1.0 <= spacing <= 3.0:
+        raise ValueError("spacing must be within 1..3 die sides")
     if look is None:
         pad, camera, lighting = _random_look(rng, size)
     else:
@@ -926,7 +932,20 @@ def random_scene(
                     pad.centre_mm[0] + float(rng.uniform(-0.5, 0.5)) * pad.size_mm[0],
                     pad.centre_mm[1] + float(rng.uniform(-0.5, 0.5)) * pad.size_mm[1],
                 )
-                if _inside_pad(pad, xy, die_mm) and free(xy, die_mm * 1.6):
+                close = min(spacing, 1.6)
+                if close < 1.6 and dice and rng.random() < 0.6:  # beside another die
+                    near = dice[int(rng.integers(len(dice)))]
+                    ang = float(rng.uniform(0, 2 * math.pi))
+                    dist = float(rng.uniform(close, 1.5)) * die_mm
+                    xy = (
+                        near.xy_mm[0] + dist * math.cos(ang),
+                        near.xy_mm[1] + dist * math.sin(ang),
+                    )
+                if (
+                    _inside_pad(pad, xy, die_mm)
+                    and free(xy, die_mm * close)
+                    and (close >= 1.6 or all(_apart(xy, yaw, d) for d in dice))
+                ):
                     spec = DieSpec(value, xy, yaw, 0.0, 0.0, 0.0, die_mm, style())
                     break
         if spec is not None:
@@ -939,6 +958,36 @@ def random_scene(
     else:
         deg = Degrade()
     return Scene(tuple(dice), pad, camera, lighting, deg)
+
+
+def _apart(xy: tuple[float, float], yaw_deg: float, other: DieSpec) -> bool:
+    """Whether a flat die at ``xy`` turned ``yaw_deg`` keeps clear of ``other`` (same size):
+    their footprints are separated along one of the four edge directions (separating axes),
+    with a 3 % margin; a die that is not lying flat needs 1.6 sides of room."""
+    size = other.size_mm
+    gap = math.dist(xy, other.xy_mm)
+    if other.tilt_deg or other.lift_mm or other.on_die is not None:
+        return gap >= 1.6 * size
+    if gap >= 1.45 * size:
+        return True
+    d = np.subtract(xy, other.xy_mm)
+    for yaw in (yaw_deg, other.yaw_deg):
+        a = math.radians(yaw)
+        for axis in ((math.cos(a), math.sin(a)), (-math.sin(a), math.cos(a))):
+            reach = sum(  # half-extents of both squares along the axis
+                0.5
+                * size
+                * (
+                    abs(math.cos(math.radians(w)) * axis[0] + math.sin(math.radians(w)) * axis[1])
+                    + abs(
+                        -math.sin(math.radians(w)) * axis[0] + math.cos(math.radians(w)) * axis[1]
+                    )
+                )
+                for w in (yaw_deg, other.yaw_deg)
+            )
+            if abs(float(d[0] * axis[0] + d[1] * axis[1])) >= 1.03 * reach:
+                return True
+    return False
 
 
 def _kind_probs(cocked: float, stacked: float, off_pad: float) -> list[float]:
