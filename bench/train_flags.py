@@ -30,6 +30,7 @@ whenever ``vision/models`` changes.
 from __future__ import annotations
 
 import argparse
+import hashlib
 import math
 import sys
 import time
@@ -55,6 +56,7 @@ from vision.flags import (
     neighbours_of,
     planes,
 )
+from vision.nets import LOCATOR_FILE, MODELS_DIR, VALUE_FILE
 from vision.reading import DieReading, Reading
 
 
@@ -109,13 +111,17 @@ def samples(
 
 
 def reader_samples(
-    seed: int, n_scenes: int, stacked: float = 0.2
+    seed: int, n_scenes: int, stacked: float = 0.2, models: str | None = None
 ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    """Like :func:`samples`, but every die is seen as ``vision.detect.read_roll`` sees it: its
-    detections' centres, sides and turns, duplicates and misses included, with the neighbours
-    the run-time hook gets. A detection takes the labels of the visible true die it lies on
-    (within half a side); one on no die is neither cocked nor stacked."""
+    """Like :func:`samples`, but every die is seen as ``vision.detect.read_roll`` sees it (with
+    the reader's networks in ``models``; None: the shipped ones): its detections' centres,
+    sides and turns, duplicates and misses included, with the neighbours the run-time hook
+    gets. A detection takes the labels of the visible true die it lies on (within half a
+    side); one on no die is neither cocked nor stacked."""
     from vision import detect
+    from vision.params import DetectorParams
+
+    params = DetectorParams(models_dir=models)
 
     def read_roll(image: np.ndarray) -> Reading:
         # the reader's geometry only: the flags it would add come from the model being replaced
@@ -123,7 +129,7 @@ def reader_samples(
         unflagged = detect.judge_all
         detect.judge_all = lambda frame, views, **_: tuple(frozenset() for _ in views)
         try:
-            return detect.read_roll(image)
+            return detect.read_roll(image, params=params)
         finally:
             detect.judge_all = unflagged
 
@@ -179,22 +185,40 @@ JITTER_VERSION = 2  # bump when the geometry jitter changes: cached samples are 
 SAMPLES_VERSION = 6  # bump when features or labels change: cached samples are stale
 
 
+def reader_id(models: str | None) -> str:
+    """A short digest of the reader's networks: samples read by other networks are stale."""
+    folder = Path(models) if models else MODELS_DIR
+    digest = hashlib.sha256()
+    for name in (LOCATOR_FILE, VALUE_FILE):
+        digest.update((folder / name).read_bytes())
+    return digest.hexdigest()[:8]
+
+
 def cached(
-    folder: Path | None, seed: int, n: int, stacked: float = 0.2, *, reader: bool = True
+    folder: Path | None,
+    seed: int,
+    n: int,
+    stacked: float = 0.2,
+    *,
+    reader: bool = True,
+    models: str | None = None,
 ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    """``reader_samples`` (or jittered-truth ``samples``) once per (seed, n, patch size), from
-    ``folder`` when it has them."""
-    make = reader_samples if reader else samples
+    """``reader_samples`` (or jittered-truth ``samples``) once per (seed, n, patch size, reader
+    networks), from ``folder`` when it has them."""
+
+    def make() -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        return reader_samples(seed, n, stacked, models) if reader else samples(seed, n, stacked)
+
     if folder is None:
-        return make(seed, n, stacked)
+        return make()
     tag = ("" if stacked == 0.2 else f"-s{stacked}") + (
-        "-reader" if reader else f"-j{JITTER_VERSION}"
+        f"-reader{reader_id(models)}" if reader else f"-j{JITTER_VERSION}"
     )
     path = folder / f"flags-v{SAMPLES_VERSION}-{seed}-{n}{tag}-{GRID}x{N_CHANNELS}.npz"
     if path.exists():
         with np.load(path) as d:
             return d["x"], d["y"], d["t"]
-    x, y, t = make(seed, n, stacked)
+    x, y, t = make()
     folder.mkdir(parents=True, exist_ok=True)
     np.savez(path, x=x, y=y, t=t)
     return x, y, t
@@ -336,13 +360,14 @@ def main() -> int:
     ap.add_argument("--stacked-weight", type=float, default=3.0, help="weight of stacked dice")
     ap.add_argument("--out", type=Path, default=MODEL_PATH)
     ap.add_argument("--cache", type=Path, help="keep rendered samples here for the next run")
+    ap.add_argument("--models", help="the reader's networks to read the renders with (a folder)")
     args = ap.parse_args()
     t0 = time.perf_counter()
-    x, y, _ = cached(args.cache, 1, args.scenes)
+    x, y, _ = cached(args.cache, 1, args.scenes, models=args.models)
     if args.more_stacked:  # extra scenes rich in stacked dice, the rarest and hardest case
-        xm, ym, _ = cached(args.cache, 5, args.more_stacked, stacked=0.5)
+        xm, ym, _ = cached(args.cache, 5, args.more_stacked, stacked=0.5, models=args.models)
         x, y = np.concatenate([x, xm]), np.concatenate([y, ym])
-    xv, yv, tv = cached(args.cache, 2, max(200, args.scenes // 5))
+    xv, yv, tv = cached(args.cache, 2, max(200, args.scenes // 5), models=args.models)
     print(
         f"{len(x)} training dice, {len(xv)} held out, rendered in {time.perf_counter() - t0:.0f} s"
     )
