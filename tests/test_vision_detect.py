@@ -43,17 +43,7 @@ SCENES = [
 ]
 
 
-_MISREAD = pytest.mark.xfail(
-    strict=True,
-    reason="known gap: the value network (trained on two photo sets) misreads one flat drawn"
-    " black die in this scene (a 3 as a 2)",
-)
-
-
-@pytest.mark.parametrize(
-    ("body", "pip", "side", "colour"),
-    [SCENES[0], pytest.param(*SCENES[1], marks=_MISREAD), SCENES[2]],
-)
+@pytest.mark.parametrize(("body", "pip", "side", "colour"), SCENES)
 def test_reads_every_drawn_die(
     body: tuple[int, int, int], pip: tuple[int, int, int], side: float, colour: str
 ) -> None:
@@ -69,21 +59,7 @@ def test_reads_every_drawn_die(
         assert DieFlag.OFF_PAD not in die.flags
 
 
-@pytest.mark.parametrize(
-    ("body", "pip", "side", "colour"),
-    [
-        SCENES[0],
-        pytest.param(
-            *SCENES[1],
-            marks=pytest.mark.xfail(
-                strict=True,
-                reason="known gap: one white pip of a flat drawn black die is located as an"
-                " extra die (the locator has seen no drawn scenes)",
-            ),
-        ),
-        SCENES[2],
-    ],
-)
+@pytest.mark.parametrize(("body", "pip", "side", "colour"), SCENES)
 def test_nothing_extra_on_drawn_scenes(
     body: tuple[int, int, int], pip: tuple[int, int, int], side: float, colour: str
 ) -> None:
@@ -92,11 +68,22 @@ def test_nothing_extra_on_drawn_scenes(
     assert len(reading.dice) == len(truth)
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="known gap: the locator's size estimate is up to 2x off on flat drawn dice",
+@pytest.mark.parametrize(
+    ("body", "pip", "side", "colour"),
+    [
+        pytest.param(
+            *SCENES[0],
+            marks=pytest.mark.xfail(
+                strict=True,
+                reason="known gap: the locator's extent runs ~1.3x large on flat drawn dice with"
+                " no side faces (its photo labels box side faces and shadow too); one white die"
+                " here is 36 % over",
+            ),
+        ),
+        SCENES[1],
+        SCENES[2],
+    ],
 )
-@pytest.mark.parametrize(("body", "pip", "side", "colour"), SCENES)
 def test_size_of_drawn_dice(
     body: tuple[int, int, int], pip: tuple[int, int, int], side: float, colour: str
 ) -> None:
