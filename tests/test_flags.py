@@ -22,9 +22,9 @@ ALARMS = {DieFlag.COCKED, DieFlag.STACKED}
 
 # Recall floors a little under what the shipped model and thresholds give on these seeds: the
 # operating points favour no false flags, so recall is below 1 (bench_synth prints it).
-COCKED_RECALL = 0.75  # measured 0.85 from the true geometry (seed 101; trained on the reader's)
+COCKED_RECALL = 0.75  # measured 0.88 from the true geometry (seed 101; trained on the reader's)
 COCKED_RECALL_READ = 0.8  # measured 0.89 end to end (seed 105)
-STACKED_RECALL = 0.5  # measured 0.71 from the true geometry (seed 102)
+STACKED_RECALL = 0.6  # measured 0.81 from the true geometry (seed 102)
 
 
 def view_of(d: DieTruth) -> DieView:

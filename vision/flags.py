@@ -76,8 +76,8 @@ class FlagParams:
     focal_frac: float = 1.0  # camera focal length / frame width (how much flat dice show sides)
     # operating points: <= 1 % of flat, unstacked dice flagged end to end (see the module doc)
     cocked_threshold: float = 0.8  # model probability from which a die is COCKED
-    stacked_threshold: float = 0.95  # probability from which a die touching another is STACKED
-    stacked_alone_threshold: float = 0.97  # ... and from which it is STACKED with no die in reach
+    stacked_threshold: float = 0.97  # probability from which a die touching another is STACKED
+    stacked_alone_threshold: float = 0.98  # ... and from which it is STACKED with no die in reach
     duplicate: float = DUPLICATE  # centre distance (sides) under which two detections are one die
     overlap: float = 0.85  # centre distance (sides) under which two distinct dice overlap
     stack_reach: float = 1.6  # another die within this many sides makes a die "touching"
