@@ -169,6 +169,25 @@ def test_dice_in_a_tray_touch_but_never_overlap() -> None:
         synth.random_scene(rng, spacing=0.5)
 
 
+def test_cocked_dice_can_tilt_anywhere_any_way() -> None:
+    rng = np.random.default_rng(13)
+    inside, ways = 0, set()
+    for _ in range(5):
+        scene = synth.random_scene(rng, n_dice=4, cocked=1.0, cocked_anywhere=1.0)
+        truth = render(scene).truth
+        assert truth.dice
+        assert all(15 - 1e-6 <= d.tilt_deg <= 40 + 1e-6 and d.on_pad for d in truth.dice)
+        half_w, half_h = scene.pad.size_mm[0] / 2, scene.pad.size_mm[1] / 2
+        for d in scene.dice:
+            x, y = d.xy_mm[0] - scene.pad.centre_mm[0], d.xy_mm[1] - scene.pad.centre_mm[1]
+            inside += abs(x) < half_w - 2 * d.size_mm and abs(y) < half_h - 2 * d.size_mm
+            ways.add(int(d.tilt_dir_deg // 45))
+    assert inside >= 5  # away from the rail, not leaning on it
+    assert len(ways) >= 5  # and leaning every which way, not just outwards
+    with pytest.raises(ValueError, match="cocked_anywhere"):
+        synth.random_scene(rng, cocked_anywhere=1.5)
+
+
 def test_degradations_apply() -> None:
     scene = one_die(value=6)
     clean = render(scene).image

@@ -809,6 +809,7 @@ def random_scene(
     max_tilt_deg: float = 40.0,
     look: Scene | None = None,
     spacing: float = 1.6,
+    cocked_anywhere: float = 0.0,
 ) -> Scene:
     """A random table: pad, camera height, light, and ``n_dice`` (1-6 when None) placed on it.
 
@@ -818,11 +819,15 @@ def random_scene(
     (its drawn background is cached, so that is much faster). ``spacing`` is the closest two
     dice lying flat on the pad come, centre to centre, in die sides: below about 1.4 they may
     touch, as dice in a tray do (the flags must not take a die beside another for one leaning
-    on it). Dice never intersect; a die that cannot be placed after many tries is left out
-    (the truth lists the dice drawn).
+    on it). ``cocked_anywhere`` is the share of cocked dice tilted somewhere on the pad, any
+    way (on a fold of the felt, a coin, a crumb), rather than leaning outwards on the rail.
+    Dice never intersect; a die that cannot be placed after many tries is left out (the truth
+    lists the dice drawn).
     """
     if not 1.0 <= spacing <= 3.0:
         raise ValueError("spacing must be within 1..3 die sides")
+    if not 0.0 <= cocked_anywhere <= 1.0:
+        raise ValueError("cocked_anywhere must be within [0, 1]")
     if look is None:
         pad, camera, lighting = _random_look(rng, size)
     else:
@@ -855,8 +860,19 @@ def random_scene(
         value = int(rng.integers(1, 7))
         yaw = float(rng.uniform(0, 90))
         spec: DieSpec | None = None
+        anywhere = kind == 1 and cocked_anywhere > 0 and rng.random() < cocked_anywhere
         for _try in range(300):
-            if kind == 1:  # leaning on the rail, tilted outwards
+            if anywhere:  # tilted on something small, anywhere on the pad, any way
+                xy = (
+                    pad.centre_mm[0] + float(rng.uniform(-0.5, 0.5)) * pad.size_mm[0],
+                    pad.centre_mm[1] + float(rng.uniform(-0.5, 0.5)) * pad.size_mm[1],
+                )
+                tilt = float(rng.uniform(min_tilt_deg, max_tilt_deg))
+                tdir = float(rng.uniform(0, 360))
+                if _inside_pad(pad, xy, die_mm) and free(xy, die_mm * 1.8):
+                    spec = DieSpec(value, xy, yaw, tilt, tdir, 0.0, die_mm, style())
+                    break
+            elif kind == 1:  # leaning on the rail, tilted outwards
                 side = int(rng.integers(4))
                 t = float(rng.uniform(-0.4, 0.4))
                 hw, hh = pad.size_mm[0] / 2, pad.size_mm[1] / 2
