@@ -124,6 +124,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     cv2.setNumThreads(1)
     overrides = parse_overrides(args.set)
     pooled: dict[str, Score] = {}
+    scored = 0
     for i, folder in enumerate(folders):
         if not trained(folder):
             print(f"fold {i}: no models in {folder}, left out", flush=True)
@@ -143,7 +144,11 @@ def main(argv: Sequence[str] | None = None) -> int:
                 flush=True,
             )
         merge(pooled, scores)
-    print(f"pooled over {args.folds} folds (every photo read by a model that never saw it):")
+        scored += 1
+    print(
+        f"pooled over {scored} of {args.folds} folds "
+        "(every photo read by a model that never saw it):"
+    )
     report(pooled, show_wrong=args.wrong)
     return 0
 
