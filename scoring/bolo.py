@@ -640,6 +640,13 @@ class Bolo:
     def state_from_json(self, obj: Mapping[str, Any]) -> State:
         if obj.get("game") != self.name:
             raise ValueError(f"not a {self.title} state: game={obj.get('game')!r}")
+        try:
+            return self._state_from_json(obj)
+        except (KeyError, TypeError, AttributeError) as exc:
+            raise ValueError(f"bad {self.name} state: {exc!r}") from None
+
+    def _state_from_json(self, obj: Mapping[str, Any]) -> State:
+        """Decode a state known to be this game's; a damaged one raises KeyError/TypeError."""
         src = obj.get("pending") or obj
         players = tuple(map(str, src["players"]))
         final = src["final_turns"]

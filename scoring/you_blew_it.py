@@ -560,6 +560,13 @@ class YouBlewIt:
     def state_from_json(self, obj: Mapping[str, Any]) -> State:
         if obj.get("game") != self.name:
             raise ValueError(f"not a {self.title} state: game={obj.get('game')!r}")
+        try:
+            return self._state_from_json(obj)
+        except (KeyError, TypeError, AttributeError) as exc:
+            raise ValueError(f"bad {self.name} state: {exc!r}") from None
+
+    def _state_from_json(self, obj: Mapping[str, Any]) -> State:
+        """Decode a state known to be this game's; a damaged one raises KeyError/TypeError."""
         src = obj.get("pending") or obj
         teams = tuple((str(t), tuple(map(str, m))) for t, m in src["teams"].items())
         names = [t for t, _ in teams]

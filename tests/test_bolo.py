@@ -350,3 +350,14 @@ def test_b17_vote_changes_a_rule_for_the_rest_of_the_game() -> None:
     assert view["rules"]["entry_min"] == 500
     with pytest.raises(IllegalActionError, match="B17"):
         GAME.apply(s, SetRule("entry_min", "lots"))
+
+
+def test_a_damaged_saved_state_is_a_clear_error() -> None:
+    j = GAME.state_to_json(GAME.new(players=["Ann", "Bob"]))
+    assert GAME.state_from_json(json.loads(json.dumps(j))) == GAME.new(players=["Ann", "Bob"])
+    with pytest.raises(ValueError, match="not a Bolo state"):
+        GAME.state_from_json({**j, "game": "gords"})
+    with pytest.raises(ValueError, match="bad bolo state: KeyError"):
+        GAME.state_from_json({k: v for k, v in j.items() if k != "boards"})
+    with pytest.raises(ValueError, match="bad bolo state"):
+        GAME.state_from_json({**j, "turns": 7})

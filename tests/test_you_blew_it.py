@@ -425,3 +425,15 @@ def test_house_rules_reach_the_table() -> None:
 def test_provisional_adds_this_rounds_standing_turns() -> None:
     s = play(new(), [R(1, 2, 3, 4, 6, 6), K(1), B])
     assert provisional(s) == (100, 0)
+
+
+def test_a_damaged_saved_state_is_a_clear_error() -> None:
+    fresh = GAME.new(teams={"A": ["Ann", "Al"], "B": ["Bob", "Bo"]})
+    j = GAME.state_to_json(fresh)
+    assert GAME.state_from_json(json.loads(json.dumps(j))) == fresh
+    with pytest.raises(ValueError, match="not a You Blew It state"):
+        GAME.state_from_json({**j, "game": "bolo"})
+    with pytest.raises(ValueError, match="bad you-blew-it state: KeyError"):
+        GAME.state_from_json({k: v for k, v in j.items() if k != "locked"})
+    with pytest.raises(ValueError, match="bad you-blew-it state"):
+        GAME.state_from_json({**j, "teams": None})
