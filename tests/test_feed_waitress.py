@@ -195,8 +195,12 @@ def test_an_http10_phone_gets_the_bytes_unframed_until_the_connection_closes(
         sock.sendall(f"GET /api/tables/{t}/events HTTP/1.0\r\n\r\n".encode())
         _wait(lambda: server.feed.lent == 1)
         server.act(t)
-        server.feed.close()  # the stream ends: for HTTP/1.0 the connection closes
         body = b""
+        while b"id: 1\nevent: entry\ndata: " not in body:  # delivered before the stream ends
+            chunk = sock.recv(65536)
+            assert chunk, "the connection closed before the action arrived"
+            body += chunk
+        server.feed.close()  # the stream ends: for HTTP/1.0 the connection closes
         while chunk := sock.recv(65536):
             body += chunk
     head, _, rest = body.partition(b"\r\n\r\n")
