@@ -34,6 +34,7 @@ import hashlib
 import math
 import sys
 import time
+from collections.abc import Iterator
 from pathlib import Path
 
 import numpy as np
@@ -65,28 +66,50 @@ def top_angle(corners: tuple[tuple[float, float], ...]) -> float:
     return (math.degrees(math.atan2(y1 - y0, x1 - x0)) + 45.0) % 90.0 - 45.0
 
 
+def tables(
+    rng: np.random.Generator,
+    n_scenes: int,
+    stacked: float,
+    *,
+    trays: bool = False,
+    cocked_anywhere: float = 0.0,
+) -> Iterator[synth.SceneImage]:
+    """The rendered training tables, drawn from ``rng`` in a fixed order (the caller may draw
+    from it between tables: the stream stays the one the shipped model was trained on)."""
+    look = None
+    for k in range(n_scenes):
+        if k % 4 == 0:  # a new table every four scenes (drawing its background is the slow part)
+            look = synth.random_scene(rng, n_dice=0)
+        n_dice = int(rng.integers(1, 7))
+        degrade = bool(rng.random() < 0.5)
+        # with ``trays`` half the tables have flat dice side by side, touching, as in a tray:
+        # without them the model learns "beside another die" as "leaning on it" (real photos:
+        # 8 % false); cocked dice tilted anywhere, any way (``cocked_anywhere``): on the rail
+        # alone the model learns "at the pad's edge, tilted outwards" rather than "tilted"
+        spacing = (1.6 if rng.random() < 0.5 else float(rng.uniform(1.0, 1.5))) if trays else 1.6
+        scene = synth.random_scene(
+            rng,
+            look=look,
+            n_dice=n_dice,
+            cocked=0.3,
+            stacked=stacked,
+            off_pad=0.1,
+            degrade=degrade,
+            min_tilt_deg=10.0,
+            max_tilt_deg=45.0,
+            spacing=spacing,
+            cocked_anywhere=cocked_anywhere,
+        )
+        yield synth.render(scene, rng=rng)
+
+
 def samples(
     seed: int, n_scenes: int, stacked: float = 0.2
 ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """Features, labels (cocked, stacked) and truth tilt of every visible die."""
     rng = np.random.default_rng(seed)
     xs, ys, tilts = [], [], []
-    look = None
-    for k in range(n_scenes):
-        if k % 4 == 0:  # a new table every four scenes (drawing its background is the slow part)
-            look = synth.random_scene(rng, n_dice=0)
-        scene = synth.random_scene(
-            rng,
-            look=look,
-            n_dice=int(rng.integers(1, 7)),
-            cocked=0.3,
-            stacked=stacked,
-            off_pad=0.1,
-            degrade=bool(rng.random() < 0.5),
-            min_tilt_deg=10.0,
-            max_tilt_deg=45.0,
-        )
-        shot = synth.render(scene, rng=rng)
+    for shot in tables(rng, n_scenes, stacked):
         seen = [d for d in shot.truth.dice if d.visible >= 0.5]
         views = []
         for d in seen:
@@ -139,28 +162,7 @@ def reader_samples(
 
     rng = np.random.default_rng(seed)
     xs, ys, tilts = [], [], []
-    look = None
-    for k in range(n_scenes):
-        if k % 4 == 0:
-            look = synth.random_scene(rng, n_dice=0)
-        scene = synth.random_scene(
-            rng,
-            look=look,
-            n_dice=int(rng.integers(1, 7)),
-            cocked=0.3,
-            stacked=stacked,
-            off_pad=0.1,
-            degrade=bool(rng.random() < 0.5),
-            min_tilt_deg=10.0,
-            max_tilt_deg=45.0,
-            # half the tables have flat dice side by side, touching, as in a tray: without them
-            # the model learns "beside another die" as "leaning on it" (real photos: 8 % false)
-            spacing=1.6 if rng.random() < 0.5 else float(rng.uniform(1.0, 1.5)),
-            # cocked dice tilted anywhere, any way: on the rail alone, the model learns "at the
-            # pad's edge, tilted outwards" rather than "tilted" (see --cocked-anywhere)
-            cocked_anywhere=cocked_anywhere,
-        )
-        shot = synth.render(scene, rng=rng)
+    for shot in tables(rng, n_scenes, stacked, trays=True, cocked_anywhere=cocked_anywhere):
         views = [view_of_reading(r) for r in read_roll(shot.image).dice]
         # a die hidden under another (visible < 0.5) is not what a detection there shows: its
         # centre is next to the top die's, and taking its labels taught "on top" as not stacked
