@@ -51,19 +51,32 @@ def softmax(logits: F32) -> F32:
     return np.asarray(e / e.sum(axis=1, keepdims=True), dtype=np.float32)
 
 
-def classify(net: cv2.dnn.Net, patches: Sequence[U8], *, views: int = 1) -> list[ValueGuess]:
+def classify(
+    net: cv2.dnn.Net, patches: Sequence[U8], *, views: int = 1, sure: float = 1.0
+) -> list[ValueGuess]:
     """One :class:`ValueGuess` per patch (all patches the same size).
 
-    With ``views`` 2 or 4 each patch is also seen turned by 90 (and 180, 270) degrees and the
+    With ``views`` 2 or 4 a patch is also seen turned by 90 (and 180, 270) degrees and the
     probabilities averaged: a die's value does not depend on its turn, the network's small
-    mistakes do, so they average out.
+    mistakes do, so they average out. Only patches whose first look is unsure get the extra
+    views -- those whose most probable class (of "not a die" and 1-6) is below ``sure`` -- so
+    the clear majority of dice costs one view (``sure=1.0``: every patch gets every view).
     """
     if not patches:
         return []
     if views not in (1, 2, 4):
         raise ValueError(f"views must be 1, 2 or 4, got {views}")
-    batch = [np.ascontiguousarray(np.rot90(p, k)) for k in range(views) for p in patches]
-    probs = softmax(run(net, to_blob(batch))).reshape(views, len(patches), -1).mean(axis=0)
+    probs = softmax(run(net, to_blob([np.ascontiguousarray(p) for p in patches])))
+    if views > 1:
+        unsure = [i for i, p in enumerate(probs) if float(p.max()) < sure]
+        if unsure:
+            batch = [
+                np.ascontiguousarray(np.rot90(patches[i], k))
+                for k in range(1, views)
+                for i in unsure
+            ]
+            more = softmax(run(net, to_blob(batch))).reshape(views - 1, len(unsure), -1)
+            probs[unsure] = (probs[unsure] + more.sum(axis=0)) / views
     out = []
     for p in probs:
         faces = p[NOT_A_DIE + 1 :]

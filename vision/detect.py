@@ -78,7 +78,7 @@ def read_roll(
             die_patch(image, c.center_xy, c.size_px * params.crop_scale, params.crop_px)
             for c in found
         ]
-        guesses = classify(nets.value, patches, views=params.value_views)
+        guesses = classify(nets.value, patches, views=params.value_views, sure=params.value_sure)
     dice = [
         _geometry(c, p, g)
         for c, p, g in zip(found, patches, guesses, strict=True)

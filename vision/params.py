@@ -32,8 +32,12 @@ class DetectorParams:
     """Side in px of the patch the value classifier sees (fixed by the shipped model)."""
 
     value_views: int = 4
-    """How many turns (1, 2 or 4; by 90 degrees) of each patch the value network sees; their
-    probabilities are averaged. More views cost classifier time in proportion."""
+    """How many turns (1, 2 or 4; by 90 degrees) of an unsure patch the value network sees;
+    their probabilities are averaged. More views cost classifier time in proportion."""
+
+    value_sure: float = 0.9
+    """A patch whose first look gives one class ("not a die" or a value) at least this
+    probability (0-1) is not looked at again; 1.0 gives every patch all ``value_views``."""
 
     reject_not_die: float = 0.25
     """A located candidate is dropped when the classifier's "not a die" probability exceeds this."""
@@ -52,7 +56,7 @@ class DetectorParams:
     def __post_init__(self) -> None:
         if not 64 <= self.locator_long_side_px <= 2048:
             raise ValueError("locator_long_side_px must be within 64..2048")
-        for name in ("peak_threshold", "reject_not_die", "min_value_confidence"):
+        for name in ("peak_threshold", "reject_not_die", "min_value_confidence", "value_sure"):
             value = getattr(self, name)
             if not 0.0 <= value <= 1.0:
                 raise ValueError(f"{name} must be within 0..1, got {value}")
