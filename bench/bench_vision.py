@@ -1,6 +1,7 @@
 """Dice-reading benchmark on the real photographs in ../shared/datasets (run on demand).
 
     .venv/bin/python bench/bench_vision.py [--datasets DIR] [--models DIR] [--fold I/K] [--limit N]
+        [--wrong] [--errors DIR] [--set NAME=VALUE ...]
 
 Per data set: dice found / missed / extra, per-die value accuracy, exact-roll rate (every die
 found and right, nothing extra), a confusion matrix of values (rows = truth, columns = read,
@@ -31,6 +32,7 @@ if str(REPO) not in sys.path:
     sys.path.insert(0, str(REPO))
 
 import cv2  # noqa: E402
+import numpy as np  # noqa: E402
 
 from vision.detect import read_roll  # noqa: E402
 from vision.params import DetectorParams  # noqa: E402
@@ -106,6 +108,7 @@ class Score:
     ms: list[float] = field(default_factory=list)
     confusion: dict[tuple[int, int | None], int] = field(default_factory=dict)
     wrong_images: list[str] = field(default_factory=list)
+    wrong_dice: list[tuple[Path, LabelledDie, int | None]] = field(default_factory=list)
 
     def add(self, image: LabelledImage, dice: Sequence[DieReading], ms: float) -> None:
         pairs, extra = match(image, dice)
@@ -119,6 +122,8 @@ class Score:
             self.found += die is not None
             self.right += read == label.value
             all_right &= read == label.value
+            if read != label.value:
+                self.wrong_dice.append((image.path, label, read))
             key = (label.value, read)
             self.confusion[key] = self.confusion.get(key, 0) + 1
         self.exact += all_right
@@ -191,7 +196,9 @@ def confusion_table(score: Score) -> str:
     return "\n".join(lines)
 
 
-def report(scores: dict[str, Score], *, show_wrong: bool = False) -> None:
+def report(
+    scores: dict[str, Score], *, show_wrong: bool = False, errors: Path | None = None
+) -> None:
     for name, score in scores.items():
         s = score.summary()
         print(f"== {name}")
@@ -207,6 +214,31 @@ def report(scores: dict[str, Score], *, show_wrong: bool = False) -> None:
         print(confusion_table(score))
         if show_wrong and score.wrong_images:
             print("not exact:", " ".join(score.wrong_images))
+        if errors is not None:
+            error_sheet(score, errors / f"{name}_errors.png")
+
+
+def error_sheet(score: Score, path: Path, *, tile: int = 96, cols: int = 10) -> None:
+    """Write every die not read right as a tile (twice its label box, "truth>read" on it;
+    "-" = missed or unreadable) into one PNG, to see what the reader gets wrong."""
+    tiles = []
+    for image_path, label, read in score.wrong_dice:
+        frame = cv2.imread(str(image_path), cv2.IMREAD_COLOR)
+        side = 2 * max(label.bbox[2], label.bbox[3], 15.0)
+        (cx, cy), k = label.center, tile / side
+        m = np.array([[k, 0, tile / 2 - cx * k], [0, k, tile / 2 - cy * k]])
+        crop = cv2.warpAffine(frame, m, (tile, tile), borderMode=cv2.BORDER_CONSTANT)
+        text = f"{label.value}>{'-' if read is None else read}"
+        cv2.putText(crop, text, (3, 14), cv2.FONT_HERSHEY_SIMPLEX, 0.45, (0, 0, 0), 3)
+        cv2.putText(crop, text, (3, 14), cv2.FONT_HERSHEY_SIMPLEX, 0.45, (255, 255, 255), 1)
+        tiles.append(crop)
+    if not tiles:
+        return
+    tiles += [np.zeros_like(tiles[0])] * (-len(tiles) % cols)
+    rows = [np.hstack(tiles[i : i + cols]) for i in range(0, len(tiles), cols)]
+    path.parent.mkdir(parents=True, exist_ok=True)
+    cv2.imwrite(str(path), np.vstack(rows))
+    print(f"wrote {path} ({len(score.wrong_dice)} dice)")
 
 
 def parse_fold(text: str | None) -> tuple[int, int] | None:
@@ -227,7 +259,12 @@ def parse_overrides(items: Sequence[str]) -> dict[str, object]:
         if name not in fields or name == "models_dir":
             raise SystemExit(f"--set: unknown parameter {name!r}")
         kind = type(getattr(DetectorParams(), name))
-        out[name] = kind(text)
+        if kind is bool:
+            if text.lower() not in ("true", "false", "1", "0"):
+                raise SystemExit(f"--set {name}: true or false, got {text!r}")
+            out[name] = text.lower() in ("true", "1")
+        else:
+            out[name] = kind(text)
     return out
 
 
@@ -238,6 +275,9 @@ def main(argv: Sequence[str] | None = None) -> int:
     ap.add_argument("--fold", help="I/K: score only cross-validation fold I of K")
     ap.add_argument("--limit", type=int, default=0, help="at most N images per data set")
     ap.add_argument("--wrong", action="store_true", help="list the images not read exactly")
+    ap.add_argument(
+        "--errors", type=Path, help="write a sheet of the misread dice per data set here"
+    )
     ap.add_argument("--threads", type=int, default=1, help="OpenCV threads (default 1)")
     ap.add_argument(
         "--set",
@@ -254,7 +294,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         subset = in_fold(load_dataset(args.datasets, name), parse_fold(args.fold))
         images += subset[: args.limit] if args.limit else subset
     read_roll(cv2.imread(str(images[0].path)), params=params)  # load the models outside timing
-    report(evaluate(images, params), show_wrong=args.wrong)
+    report(evaluate(images, params), show_wrong=args.wrong, errors=args.errors)
     return 0
 
 

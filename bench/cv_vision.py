@@ -90,6 +90,7 @@ def merge(into: dict[str, Score], scores: dict[str, Score]) -> None:
         total.exact += s.exact
         total.ms += s.ms
         total.wrong_images += s.wrong_images
+        total.wrong_dice += s.wrong_dice
         for key, n in s.confusion.items():
             total.confusion[key] = total.confusion.get(key, 0) + n
 
@@ -108,6 +109,9 @@ def main(argv: Sequence[str] | None = None) -> int:
     ap.add_argument("--datasets", type=Path, default=default_datasets_dir())
     ap.add_argument("--score-only", action="store_true", help="never train; score what exists")
     ap.add_argument("--wrong", action="store_true", help="list the images not read exactly")
+    ap.add_argument(
+        "--errors", type=Path, help="write a sheet of the misread dice per data set here"
+    )
     ap.add_argument("--set", action="append", default=[], metavar="NAME=VALUE")
     args = ap.parse_args(argv)
     if args.folds < 2:
@@ -149,7 +153,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         f"pooled over {scored} of {args.folds} folds "
         "(every photo read by a model that never saw it):"
     )
-    report(pooled, show_wrong=args.wrong)
+    report(pooled, show_wrong=args.wrong, errors=args.errors)
     return 0
 
 

@@ -70,7 +70,7 @@ from bench_vision import (  # noqa: E402
 )
 
 from vision import synth  # noqa: E402
-from vision.classify import die_patch  # noqa: E402
+from vision.classify import cut_die, die_patch  # noqa: E402
 from vision.locate import locate  # noqa: E402
 from vision.nets import (  # noqa: E402
     LOCATOR_FILE,
@@ -86,6 +86,7 @@ from vision.params import DetectorParams  # noqa: E402
 P = DetectorParams()
 LOCATOR_SIDE = [P.locator_long_side_px]  # --locator-side (a list so main() can set it)
 CROP_PX = [P.crop_px]  # --crop-px
+TURNED = [P.turned_patches]  # --turned / --no-turned
 CROP = 128  # locator training crops, locator-input px (multiple of 8)
 PIP_BOX_TO_DIE = 0.75
 
@@ -395,8 +396,12 @@ def drawn_patch(value: int, rng: np.random.Generator) -> np.ndarray:
         pip = colour()
     img = np.empty((big, big, 3), np.uint8)
     img[...] = colour()
-    side = big / P.crop_scale * rng.uniform(0.6, 0.85)
-    a = math.radians(rng.uniform(0, 360))
+    if TURNED[0]:  # as cut_die shows a die: squared up (to a few degrees), filling the patch
+        side = big * rng.uniform(0.72, 0.98)
+        a = math.radians(90 * int(rng.integers(4)) + rng.normal(0, 3))
+    else:
+        side = big / P.crop_scale * rng.uniform(0.6, 0.85)
+        a = math.radians(rng.uniform(0, 360))
     c, si = math.cos(a), math.sin(a)
     cx = cy = big / 2 + rng.normal(0, 0.03 * big)
 
@@ -477,9 +482,13 @@ def value_batch(
                 continue
             label = NOT_A_DIE
         size = d.size * math.exp(rng.uniform(-0.15, 0.15))
-        patch = die_patch(
-            s.image, (cx, cy), size * P.crop_scale, CROP_PX[0], angle_deg=rng.uniform(0, 360)
-        )
+        if TURNED[0]:  # exactly the reader's cut, then any quarter turn
+            cut = cut_die(s.image, (cx, cy), size * P.crop_scale, CROP_PX[0], turned=True)
+            patch = np.rot90(cut.view, int(rng.integers(4)))
+        else:
+            patch = die_patch(
+                s.image, (cx, cy), size * P.crop_scale, CROP_PX[0], angle_deg=rng.uniform(0, 360)
+            )
         if rng.random() < 0.5:
             patch = patch[:, ::-1]
         imgs.append(colour_jitter(np.ascontiguousarray(patch), rng, invert=0.15, mild=True))
@@ -551,11 +560,18 @@ def main() -> int:
     ap.add_argument("--crop-px", type=int, default=P.crop_px)
     ap.add_argument("--value-width", type=int, default=24)
     ap.add_argument(
+        "--turned",
+        action=argparse.BooleanOptionalAction,
+        default=P.turned_patches,
+        help="value patches squared up to the die's face (DetectorParams.turned_patches)",
+    )
+    ap.add_argument(
         "--hard", type=float, default=0.5, help="weight of the hardest half of each value batch"
     )
     args = ap.parse_args()
     LOCATOR_SIDE[0] = args.locator_side
     CROP_PX[0] = args.crop_px
+    TURNED[0] = args.turned
     torch.set_num_threads(args.threads)
     cv2.setNumThreads(1)
     torch.manual_seed(args.seed)

@@ -13,6 +13,7 @@ from dataclasses import dataclass
 import cv2
 import numpy as np
 
+from vision.face import face_angle, face_side
 from vision.nets import F32, NOT_A_DIE, U8, run, to_blob
 
 
@@ -34,6 +35,32 @@ def die_patch(
         frame, m, (out_px, out_px), flags=cv2.INTER_LINEAR, borderMode=cv2.BORDER_REPLICATE
     )
     return np.asarray(patch, dtype=np.uint8)
+
+
+@dataclass(frozen=True)
+class DieCut:
+    """A located die cut out: the axis-aligned patch (colour, flags' geometry), the turn of its
+    top face and the patch the value network is shown."""
+
+    patch: U8
+    angle_deg: float
+    view: U8
+
+
+def cut_die(
+    frame: U8, center_xy: tuple[float, float], extent_px: float, out_px: int, *, turned: bool
+) -> DieCut:
+    """Cut a die of axis-aligned extent ``extent_px`` and find its face's turn; with ``turned``
+    the value network's patch is the top face turned square to the patch and cut to the face's
+    side, so the pips land on a grid and a die turned 45 degrees fills the patch like one at 0
+    (41 % more pixels per pip than the axis-aligned cut, and only quarter turns left to learn).
+    """
+    patch = die_patch(frame, center_xy, extent_px, out_px)
+    angle = face_angle(patch)
+    if not turned:
+        return DieCut(patch, angle, patch)
+    side = face_side(extent_px, angle)
+    return DieCut(patch, angle, die_patch(frame, center_xy, side, out_px, angle_deg=angle))
 
 
 @dataclass(frozen=True)

@@ -14,9 +14,9 @@ from dataclasses import dataclass, replace
 
 import numpy as np
 
-from vision.classify import ValueGuess, classify, die_patch
+from vision.classify import DieCut, ValueGuess, classify, cut_die
 from vision.colour import body_colour
-from vision.face import face_angle, face_side, square_corners
+from vision.face import face_side, square_corners
 from vision.flags import DieView, judge_all
 from vision.locate import Candidate, locate
 from vision.nets import U8, load_nets
@@ -32,7 +32,7 @@ class DieGeometry:
     stacked checks get to look at)."""
 
     candidate: Candidate  # locator output: centre, axis-aligned extent (frame px), score
-    patch: U8  # the crop_px x crop_px BGR patch the value network saw, axis-aligned
+    patch: U8  # the crop_px x crop_px BGR patch around the die, axis-aligned
     angle_deg: float  # turn of the top face, [-45, 45)
     side_px: float  # top-face side in frame px
     corners_xy: tuple[tuple[float, float], ...]  # top-face corners in frame px
@@ -74,14 +74,22 @@ def read_roll(
             threshold=params.peak_threshold,
         )
         found = _distinct(found, params.min_center_distance)
-        patches = [
-            die_patch(image, c.center_xy, c.size_px * params.crop_scale, params.crop_px)
+        cuts = [
+            cut_die(
+                image,
+                c.center_xy,
+                c.size_px * params.crop_scale,
+                params.crop_px,
+                turned=params.turned_patches,
+            )
             for c in found
         ]
-        guesses = classify(nets.value, patches, views=params.value_views, sure=params.value_sure)
+        guesses = classify(
+            nets.value, [c.view for c in cuts], views=params.value_views, sure=params.value_sure
+        )
     dice = [
-        _geometry(c, p, g)
-        for c, p, g in zip(found, patches, guesses, strict=True)
+        _geometry(c, cut, g)
+        for c, cut, g in zip(found, cuts, guesses, strict=True)
         if g.not_die <= params.reject_not_die
     ]
     readings = []
@@ -116,11 +124,10 @@ def _distinct(found: list[Candidate], min_distance: float) -> list[Candidate]:
     return kept
 
 
-def _geometry(candidate: Candidate, patch: U8, guess: ValueGuess) -> DieGeometry:
-    angle = face_angle(patch)
-    side = face_side(candidate.size_px, angle)
-    corners = square_corners(candidate.center_xy, side, angle)
-    return DieGeometry(candidate, patch, angle, side, corners, guess)
+def _geometry(candidate: Candidate, cut: DieCut, guess: ValueGuess) -> DieGeometry:
+    side = face_side(candidate.size_px, cut.angle_deg)
+    corners = square_corners(candidate.center_xy, side, cut.angle_deg)
+    return DieGeometry(candidate, cut.patch, cut.angle_deg, side, corners, guess)
 
 
 def _judge_flags(

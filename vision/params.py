@@ -31,6 +31,10 @@ class DetectorParams:
     crop_px: int = 32
     """Side in px of the patch the value classifier sees (fixed by the shipped model)."""
 
+    turned_patches: bool = False
+    """Whether the value classifier sees each die turned square to its top face and cut to the
+    face's side (``vision.classify.cut_die``) rather than axis-aligned (fixed by the model)."""
+
     value_views: int = 4
     """How many turns (1, 2 or 4; by 90 degrees) of an unsure patch the value network sees;
     their probabilities are averaged. More views cost classifier time in proportion."""
