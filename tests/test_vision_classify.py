@@ -1,12 +1,17 @@
-"""The value classifier's extra views: only an unsure first look buys a second one."""
+"""What the value network is shown (a die cut square to its face) and its extra views: only an
+unsure first look buys a second one."""
 
 from __future__ import annotations
 
+import math
+
+import cv2
 import numpy as np
 import pytest
 from vision_drawing import draw_die, table
 
-from vision.classify import ValueGuess, classify, die_patch
+from vision.classify import ValueGuess, classify, cut_die, die_patch
+from vision.face import face_angle
 from vision.nets import load_nets
 
 
@@ -70,3 +75,21 @@ def test_a_patch_reads_the_same_alone_or_in_a_batch() -> None:
     assert classify(net, [], views=4) == []
     with pytest.raises(ValueError, match="views"):
         classify(net, patches, views=3)
+
+
+@pytest.mark.parametrize("turn", [0.0, 12.0, 30.0, 44.0, -20.0])
+def test_a_turned_cut_squares_the_face_up_and_fills_the_patch(turn: float) -> None:
+    img = table(160, 160, (70, 110, 60))
+    draw_die(img, (80, 80), 40, 5, angle_deg=turn, body=(235, 235, 235), pip=(20, 20, 20))
+    extent = 40 * (abs(math.cos(math.radians(turn))) + abs(math.sin(math.radians(turn))))
+    plain = cut_die(img, (80.0, 80.0), extent, 32, turned=False)
+    cut = cut_die(img, (80.0, 80.0), extent, 32, turned=True)
+    assert plain.view is plain.patch
+    assert np.array_equal(cut.patch, plain.patch)
+    assert abs((cut.angle_deg - turn + 45) % 90 - 45) < 3
+    wide = cut_die(img, (80.0, 80.0), extent * 1.5, 32, turned=True).view  # face and table
+    assert abs(face_angle(wide)) < 3
+    body = cv2.cvtColor(cut.view, cv2.COLOR_BGR2GRAY) > 150
+    assert body.mean() > 0.75, "the face fills the squared-up patch, whatever the turn"
+    if abs(turn) > 20:
+        assert (cv2.cvtColor(plain.view, cv2.COLOR_BGR2GRAY) > 150).mean() < 0.6
