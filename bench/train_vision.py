@@ -87,6 +87,7 @@ P = DetectorParams()
 LOCATOR_SIDE = [P.locator_long_side_px]  # --locator-side (a list so main() can set it)
 CROP_PX = [P.crop_px]  # --crop-px
 TURNED = [P.turned_patches]  # --turned / --no-turned
+MARGIN = [P.turned_margin]  # --turned-margin
 CROP = 128  # locator training crops, locator-input px (multiple of 8)
 PIP_BOX_TO_DIE = 0.75
 
@@ -397,7 +398,7 @@ def drawn_patch(value: int, rng: np.random.Generator) -> np.ndarray:
     img = np.empty((big, big, 3), np.uint8)
     img[...] = colour()
     if TURNED[0]:  # as cut_die shows a die: squared up (to a few degrees), filling the patch
-        side = big * rng.uniform(0.72, 0.98)
+        side = big / MARGIN[0] * rng.uniform(0.72, 0.98)
         a = math.radians(90 * int(rng.integers(4)) + rng.normal(0, 3))
     else:
         side = big / P.crop_scale * rng.uniform(0.6, 0.85)
@@ -483,7 +484,14 @@ def value_batch(
             label = NOT_A_DIE
         size = d.size * math.exp(rng.uniform(-0.15, 0.15))
         if TURNED[0]:  # exactly the reader's cut, then any quarter turn
-            cut = cut_die(s.image, (cx, cy), size * P.crop_scale, CROP_PX[0], turned=True)
+            cut = cut_die(
+                s.image,
+                (cx, cy),
+                size * P.crop_scale,
+                CROP_PX[0],
+                turned=True,
+                margin=MARGIN[0],
+            )
             patch = np.rot90(cut.view, int(rng.integers(4)))
         else:
             patch = die_patch(
@@ -565,6 +573,7 @@ def main() -> int:
         default=P.turned_patches,
         help="value patches squared up to the die's face (DetectorParams.turned_patches)",
     )
+    ap.add_argument("--turned-margin", type=float, default=P.turned_margin)
     ap.add_argument(
         "--hard", type=float, default=0.5, help="weight of the hardest half of each value batch"
     )
@@ -572,6 +581,7 @@ def main() -> int:
     LOCATOR_SIDE[0] = args.locator_side
     CROP_PX[0] = args.crop_px
     TURNED[0] = args.turned
+    MARGIN[0] = args.turned_margin
     torch.set_num_threads(args.threads)
     cv2.setNumThreads(1)
     torch.manual_seed(args.seed)

@@ -48,18 +48,25 @@ class DieCut:
 
 
 def cut_die(
-    frame: U8, center_xy: tuple[float, float], extent_px: float, out_px: int, *, turned: bool
+    frame: U8,
+    center_xy: tuple[float, float],
+    extent_px: float,
+    out_px: int,
+    *,
+    turned: bool,
+    margin: float = 1.0,
 ) -> DieCut:
     """Cut a die of axis-aligned extent ``extent_px`` and find its face's turn; with ``turned``
     the value network's patch is the top face turned square to the patch and cut to the face's
     side, so the pips land on a grid and a die turned 45 degrees fills the patch like one at 0
-    (41 % more pixels per pip than the axis-aligned cut, and only quarter turns left to learn).
+    (41 % more pixels per pip than the axis-aligned cut, and only quarter turns left to learn);
+    ``margin`` x the face's side is cut, so a centre pulled towards a side face keeps its pips.
     """
     patch = die_patch(frame, center_xy, extent_px, out_px)
     angle = face_angle(patch)
     if not turned:
         return DieCut(patch, angle, patch)
-    side = face_side(extent_px, angle)
+    side = face_side(extent_px, angle) * margin
     return DieCut(patch, angle, die_patch(frame, center_xy, side, out_px, angle_deg=angle))
 
 

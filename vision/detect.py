@@ -81,6 +81,7 @@ def read_roll(
                 c.size_px * params.crop_scale,
                 params.crop_px,
                 turned=params.turned_patches,
+                margin=params.turned_margin,
             )
             for c in found
         ]

@@ -35,6 +35,10 @@ class DetectorParams:
     """Whether the value classifier sees each die turned square to its top face and cut to the
     face's side (``vision.classify.cut_die``) rather than axis-aligned (fixed by the model)."""
 
+    turned_margin: float = 1.0
+    """With ``turned_patches``, the side of the value patch over the top face's estimated side
+    (fixed by the model): room for a located centre pulled towards a side face."""
+
     value_views: int = 4
     """How many turns (1, 2 or 4; by 90 degrees) of an unsure patch the value network sees;
     their probabilities are averaged. More views cost classifier time in proportion."""
@@ -68,3 +72,5 @@ class DetectorParams:
             raise ValueError(f"value_views must be 1, 2 or 4, got {self.value_views}")
         if self.crop_px < 8 or self.crop_scale <= 0 or self.min_center_distance < 0:
             raise ValueError("crop_px >= 8, crop_scale > 0 and min_center_distance >= 0 needed")
+        if not 0.5 <= self.turned_margin <= 2.0:
+            raise ValueError(f"turned_margin must be within 0.5..2, got {self.turned_margin}")
