@@ -10,8 +10,10 @@
   flagged COCKED / STACKED / either, rolls of only flat dice with a false flag, OFF_PAD of the
   flat dice off the pad (with the true pad; and how many of them the reader missed) -- once
   from the true geometry (the flags alone) and once end to end through ``read_roll`` (the
-  figures the operating points in ``vision.flags.FlagParams`` are chosen on); and the time the
-  flags add to ``read_roll`` (median, as a share of the reader alone). Scenes: clean, degraded,
+  figures the operating points in ``vision.flags.FlagParams`` are chosen on), with the cues
+  geometry alone offers for a stack (is the die below or leaned on a detection of its own; is
+  the die on top larger than the frame's other dice, against flat dice's spread); and the time
+  the flags add to ``read_roll`` (median, as a share of the reader alone). Scenes: clean, degraded,
   and "tray" (six dice, the flat ones side by side and touching).
 - settle: 200 chained rendered throws at 30 fps: throws with exactly one event, latency after
   rest, events during motion, ms per frame.
@@ -234,6 +236,7 @@ def bench_flags(quick: bool) -> None:
         return
     for label, shots in sets.items():
         results, missed, reads, judged = [], 0, [], []
+        cues: list[tuple[DieTruth, tuple[bool, float]]] = []
         off = off_right = off_missed = calm = calm_flagged = 0
         for shot in shots:
             t = time.perf_counter()
@@ -254,6 +257,8 @@ def bench_flags(quick: bool) -> None:
                     off_missed += sloppy
                     continue
                 results.append((d, reading.dice[i].flags))
+                if d.stacked or (d.tilt_deg == 0 and d.on_pad):
+                    cues.append((d, stack_cues(reading, i)))
                 if sloppy:
                     off += 1
                     off_right += DieFlag.OFF_PAD in reading.dice[i].flags
@@ -269,7 +274,51 @@ def bench_flags(quick: bool) -> None:
             f"    rolls of flat dice with a COCKED/STACKED flag: {calm_flagged}/{calm}"
             f" = {calm_flagged / max(calm, 1):.4f}"
         )
+        print_stack_cues(cues)
         print(f"    {added(reads, judged)}")
+
+
+def stack_cues(reading: Reading, i: int) -> tuple[bool, float]:
+    """What geometry alone says of detection ``i``: whether another (distinct) detection is in
+    ``FlagParams.stack_reach`` (the die below or leaned on, found by the reader), and its side
+    over the median of the other detections' (nan alone): a die on a die is nearer the camera."""
+    p = flags.FlagParams()
+    r = reading.dice[i]
+    view = flags.DieView(r.center_xy, r.size_px, 0.0)
+    others = [
+        flags.DieView(o.center_xy, o.size_px, 0.0) for j, o in enumerate(reading.dice) if j != i
+    ]
+    near = flags.neighbours_of(view, others, p.duplicate)
+    reach = any(
+        math.dist(r.center_xy, o.center_xy) < p.stack_reach * max(r.size_px, o.side_px)
+        for o in near
+    )
+    size = r.size_px / statistics.median(o.side_px for o in others) if others else math.nan
+    return reach, size
+
+
+def print_stack_cues(cues: Sequence[tuple[DieTruth, tuple[bool, float]]]) -> None:
+    """Why stacks are missed: is the die below (or leaned on) a detection of its own, and does
+    the die on top look larger than the other dice (against flat dice's spread)?"""
+
+    def line(label: str, group: Sequence[tuple[bool, float]]) -> str:
+        sizes = sorted(x for _, x in group if not math.isnan(x))
+        reach = sum(r for r, _ in group)
+        spread = (
+            f"size / others' median {statistics.median(sizes):.2f}"
+            f" (p90 {sizes[int(0.9 * (len(sizes) - 1))]:.2f})"
+            if sizes
+            else "no size to compare"
+        )
+        return f"      {label}: another detection in reach {reach}/{len(group)}; {spread}"
+
+    on_top = [c for d, c in cues if d.stacked and d.tilt_deg < 10]
+    leaning = [c for d, c in cues if d.stacked and d.tilt_deg >= 10]
+    flat = [c for d, c in cues if not d.stacked]
+    print("    stack cues from the reader's geometry:")
+    for label, group in (("on top", on_top), ("leaning", leaning), ("flat", flat)):
+        if group:
+            print(line(label, group))
 
 
 def bench_settle(quick: bool) -> None:
