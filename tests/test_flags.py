@@ -9,6 +9,7 @@ from __future__ import annotations
 import math
 from pathlib import Path
 
+import cv2
 import numpy as np
 import pytest
 
@@ -222,6 +223,69 @@ def test_a_mirrored_view_is_a_symmetry() -> None:
     mirrored = flags.symmetry(x, 7)
     assert not np.allclose(mirrored, x)
     assert np.array_equal(flags.symmetry(mirrored, 7), x)  # a mirror: twice is the identity
+
+
+def test_batched_cuts_are_the_one_die_cuts() -> None:
+    # the fast path (dice warped into one tall image, area-reduced and converted to Lab in one
+    # call each) must be exactly the per-die cut the shipped model was trained on
+    rng = np.random.default_rng(11)
+    shot = synth.render(synth.random_scene(rng, n_dice=6, cocked=0.3), rng=rng)
+    big = 2 * flags.GRID
+    cuts = [
+        (d.center_xy, d.size_px * float(rng.uniform(0.8, 1.3)), view_of(d).angle_deg + 7.0)
+        for d in shot.truth.dice
+    ]
+    cuts.append(((3.0, 2.0), 40.0, 31.0))  # at the frame's corner: the replicated border
+    one_by_one = [
+        cv2.cvtColor(
+            cv2.resize(
+                cv2.warpAffine(
+                    shot.image,
+                    flags._matrix(*cut),
+                    (big, big),
+                    flags=cv2.INTER_LINEAR,
+                    borderMode=cv2.BORDER_REPLICATE,
+                ),
+                (flags.GRID, flags.GRID),
+                interpolation=cv2.INTER_AREA,
+            ),
+            cv2.COLOR_BGR2LAB,
+        )
+        for cut in cuts
+    ]
+    assert np.array_equal(flags._cut(shot.image, cuts), np.stack(one_by_one).astype(np.float32))
+
+
+def test_a_dies_features_do_not_depend_on_the_dice_judged_with_it() -> None:
+    # the pixel work is batched over a frame's dice: each row is still exactly that die's alone
+    rng = np.random.default_rng(12)
+    for _ in range(3):
+        shot = synth.render(synth.random_scene(rng, n_dice=5, cocked=0.4, stacked=0.2), rng=rng)
+        views = [view_of(d) for d in shot.truth.dice]
+        near = [flags.neighbours_of(v, views[:i] + views[i + 1 :]) for i, v in enumerate(views)]
+        x = flags.features_all(shot.image, views, near)
+        for v, nb, row in zip(views, near, x, strict=True):
+            alone = flags.features(shot.image, v.center_xy, v.side_px, v.angle_deg, neighbours=nb)
+            assert np.array_equal(row, alone)
+
+
+def test_the_networks_input_for_several_views_is_each_mirrored_row() -> None:
+    g = flags.N_CHANNELS * flags.GRID * flags.GRID
+    x = np.random.default_rng(13).normal(size=(3, g + flags.N_SCALARS)).astype(np.float32)
+    for k in range(8):
+        p = flags.planes(x, (k,))
+        assert p.shape == (3, flags.PLANES, flags.GRID, flags.GRID)
+        y = flags.symmetry(x, k)
+        assert np.array_equal(p[:, : flags.N_CHANNELS].reshape(3, -1), y[:, :g])
+        consts = y[:, g:][:, list(flags.PLANE_SCALARS)]
+        assert np.array_equal(
+            p[:, flags.N_CHANNELS :],
+            np.broadcast_to(consts[:, :, None, None], p[:, flags.N_CHANNELS :].shape),
+        )
+    both = flags.planes(x, (0, 7))
+    assert np.array_equal(
+        both, np.concatenate([flags.planes(x), flags.planes(flags.symmetry(x, 7))])
+    )
 
 
 def test_features_are_deterministic_and_sized() -> None:
