@@ -253,7 +253,8 @@ def test_batched_cuts_are_the_one_die_cuts() -> None:
         )
         for cut in cuts
     ]
-    assert np.array_equal(flags._cut(shot.image, cuts), np.stack(one_by_one).astype(np.float32))
+    planar = np.stack(one_by_one).transpose(0, 3, 1, 2).astype(np.float32)
+    assert np.array_equal(flags._cut(shot.image, cuts), planar)
 
 
 def test_a_dies_features_do_not_depend_on_the_dice_judged_with_it() -> None:

@@ -187,10 +187,10 @@ def _matrix(center_xy: Point, side_px: float, angle_deg: float) -> npt.NDArray[n
 
 def _cut(frame: U8, cuts: Sequence[tuple[Point, float, float]]) -> F32:
     """The GRID x GRID Lab patches of ``SPAN`` sides around each (centre, side, turn), turned
-    to the die's axes, as one N x GRID x GRID x 3 float32 array. Each die is warped at twice
-    the size into one tall image, which is area-reduced and converted to Lab in one call each:
-    a 2:1 area reduction averages 2x2 blocks and Lab is per pixel, so this is exactly the
-    per-die result at a fraction of the calls."""
+    to the die's axes, as one N x 3 x GRID x GRID float32 array (planes: the arithmetic below
+    runs on long contiguous rows). Each die is warped at twice the size into one tall image,
+    which is area-reduced and converted to Lab in one call each: a 2:1 area reduction averages
+    2x2 blocks and Lab is per pixel, so this is exactly the per-die result at fewer calls."""
     n, big = len(cuts), 2 * GRID
     tall = np.empty((n * big, big, *frame.shape[2:]), np.uint8)
     for k, (center_xy, side_px, angle_deg) in enumerate(cuts):
@@ -204,13 +204,13 @@ def _cut(frame: U8, cuts: Sequence[tuple[Point, float, float]]) -> F32:
         )
     small = cv2.resize(tall, (GRID, n * GRID), interpolation=cv2.INTER_AREA)
     lab = cv2.cvtColor(small, cv2.COLOR_BGR2LAB)
-    return np.asarray(lab, np.float32).reshape(n, GRID, GRID, 3)
+    return lab.reshape(n, GRID, GRID, 3).transpose(0, 3, 1, 2).astype(np.float32)
 
 
 def _pads(labs: F32) -> F32:
     """The pad's Lab colour around each die: the (upper) median of its patch border."""
-    border = np.sort(labs[:, _BORDER], axis=1)
-    return np.asarray(border[:, border.shape[1] // 2], np.float32)
+    border = np.sort(labs[:, :, _BORDER], axis=2)
+    return np.asarray(border[:, :, border.shape[2] // 2], np.float32)
 
 
 def _residual_turns(d: F32) -> list[float | None]:
@@ -223,7 +223,8 @@ def _residual_turns(d: F32) -> list[float | None]:
     4-fold gradient direction along its outline gives the turn (p90 error ~3 degrees). The
     patches are filtered as one tall image; the ring's zero border keeps them apart. ``d`` is
     the patches' Lab minus their pad's (see :func:`_pads`)."""
-    blob = np.minimum(np.sqrt(np.einsum("nijc,nijc->nij", d, d)), 60.0).reshape(-1, GRID)
+    sq = d * d  # the sum in channel order, as np.einsum("nijc,nijc->nij") adds it
+    blob = np.minimum(np.sqrt(sq[:, 0] + sq[:, 1] + sq[:, 2]), 60.0).reshape(-1, GRID)
     gx = cv2.Sobel(blob, cv2.CV_32F, 1, 0, ksize=3).reshape(-1, GRID, GRID)
     gy = cv2.Sobel(blob, cv2.CV_32F, 0, 1, ksize=3).reshape(-1, GRID, GRID)
     # |g|^2 e^{4i phi} = (gx + i gy)^4 / |g|^2, in real arithmetic, weighted by the ring
@@ -279,7 +280,7 @@ def features_all(
         return np.zeros((0, N_CHANNELS * GRID * GRID + N_SCALARS), np.float32)
     labs = _cut(frame, [(d.center_xy, max(d.side_px, 1.0), d.angle_deg) for d in dice])
     pads = _pads(labs)
-    labs -= pads[:, None, None, :]  # from here on, Lab against the pad around the die
+    labs -= pads[:, :, None, None]  # from here on, Lab against the pad around the die
     turned, again = [], []
     for k, (d, turn) in enumerate(zip(dice, _residual_turns(labs), strict=True)):
         side, angle = max(d.side_px, 1.0), d.angle_deg
@@ -290,12 +291,12 @@ def features_all(
         turned.append((side, angle))
     if again:  # most of the reader's turns are close enough: cut those dice out again only
         redo = _cut(frame, [(dice[k].center_xy, *turned[k]) for k in again])
-        labs[again] = redo - pads[again][:, None, None, :]  # the pad around is the same
+        labs[again] = redo - pads[again][:, :, None, None]  # the pad around is the same
     g2 = GRID * GRID
     out = np.empty((n, N_CHANNELS * g2 + N_SCALARS), np.float32)
     img = out[:, : N_CHANNELS * g2].reshape(n, N_CHANNELS, GRID, GRID)
-    np.divide(labs[..., 0], 64.0, out=img[:, 0])
-    np.hypot(labs[..., 1], labs[..., 2], out=img[:, 1])
+    np.divide(labs[:, 0], 64.0, out=img[:, 0])
+    np.hypot(labs[:, 1], labs[:, 2], out=img[:, 1])
     img[:, 1] /= 32.0
     h, w = frame.shape[:2]
     f = focal_frac * w
