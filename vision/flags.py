@@ -192,7 +192,7 @@ def _cut(frame: U8, cuts: Sequence[tuple[Point, float, float]]) -> F32:
     which is area-reduced and converted to Lab in one call each: a 2:1 area reduction averages
     2x2 blocks and Lab is per pixel, so this is exactly the per-die result at fewer calls."""
     n, big = len(cuts), 2 * GRID
-    tall = np.empty((n * big, big, *frame.shape[2:]), np.uint8)
+    tall = np.empty((n * big, big, *frame.shape[2:]), frame.dtype)  # written in place below
     for k, (center_xy, side_px, angle_deg) in enumerate(cuts):
         cv2.warpAffine(
             frame,
@@ -202,7 +202,7 @@ def _cut(frame: U8, cuts: Sequence[tuple[Point, float, float]]) -> F32:
             flags=cv2.INTER_LINEAR,
             borderMode=cv2.BORDER_REPLICATE,
         )
-    small = cv2.resize(tall, (GRID, n * GRID), interpolation=cv2.INTER_AREA)
+    small = np.asarray(cv2.resize(tall, (GRID, n * GRID), interpolation=cv2.INTER_AREA), np.uint8)
     lab = cv2.cvtColor(small, cv2.COLOR_BGR2LAB)
     return lab.reshape(n, GRID, GRID, 3).transpose(0, 3, 1, 2).astype(np.float32)
 
