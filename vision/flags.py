@@ -209,8 +209,9 @@ def _cut(frame: U8, cuts: Sequence[tuple[Point, float, float]]) -> F32:
 
 def _pads(labs: F32) -> F32:
     """The pad's Lab colour around each die: the (upper) median of its patch border."""
-    border = np.sort(labs[:, :, _BORDER], axis=2)
-    return np.asarray(border[:, :, border.shape[2] // 2], np.float32)
+    border = labs[:, :, _BORDER]
+    mid = border.shape[2] // 2  # the element a sort would put there, without the sort
+    return np.asarray(np.partition(border, mid, axis=2)[:, :, mid], np.float32)
 
 
 def _residual_turns(d: F32) -> list[float | None]:
@@ -421,6 +422,8 @@ class FlagModel:
             self._net.setInput(batch)
             logits = np.asarray(self._net.forward(), np.float32).reshape(-1, 2)
         p = 1.0 / (1.0 + np.exp(-np.clip(logits, -30, 30)))
+        if len(views) == 1:  # a mean of one
+            return np.asarray(p, np.float32)
         return np.asarray(p.reshape(len(views), n, 2).mean(axis=0), np.float32)
 
 
