@@ -163,11 +163,11 @@ def expected_silhouette(eu: float, ev: float) -> F32:
 _YY, _XX = np.mgrid[0:GRID, 0:GRID].astype(np.float32) - (GRID - 1) / 2
 _RING = np.exp(-(((np.hypot(_XX, _YY) / (GRID / SPAN) - 0.6) / 0.25) ** 2)).astype(np.float32)
 _RING[_BORDER] = 0.0  # the patches are filtered stacked: see _residual_turns
+"""Weights of the turn estimate: the die's outline (0.5-0.7 sides out), not its pips or the
+dice around it; nothing on the patch border."""
 
 RETURN_DEG = 3.0
 """A die whose outline is turned more than this from the reader's guess is cut out again."""
-"""Weights of the turn estimate: the die's outline (0.5-0.7 sides out), not its pips or the
-dice around it; nothing on the patch border."""
 
 
 def _matrix(center_xy: Point, side_px: float, angle_deg: float) -> npt.NDArray[np.float64]:
