@@ -14,13 +14,18 @@ Usage:
 ``--only value`` keeps the ``locator.onnx`` already in ``--out`` and retrains the value network
 (its hard negatives are mined with that locator). The shipped models are the defaults: 800
 ``vision.synth`` tables in the mix (a quarter of the batches), locator 3000 steps, value network
-of width 24 trained 12000 steps with the hardest half of each batch weighted up (``--hard 0.5``);
-about 10 + 45 minutes on one thread of this 2-core machine. Measured on held-out fold 0/5
-(``bench/cv_vision.py`` pools every fold): the renders in the mix took the reader on renders
-from 94.0 % to 99.2 % per die (clean) and 95.2 % to 99.4 % (blur/noise/JPEG) and cleared the
-drawn-dice gaps of ``tests/test_vision_detect.py``, while the photos stayed where they were
-(nellbyler_d6 95.7 % -> 95.2 % per die, one die; matteop65_d6 99.4 % -> 100 %); a slimmer
-256 px locator missed 3 nellbyler dice instead of 1 and was not kept.
+of width 24 trained 12000 steps with the hardest half of each batch weighted up (``--hard 0.5``)
+on patches squared up to each die's face with a 1.2 margin (``--turned --turned-margin 1.2``,
+``DetectorParams.turned_patches``); about 5 + 25 minutes on one thread of this 2-core machine
+when nothing else runs. Squared-up patches, measured on held-out fold 3/5 against the axis-
+aligned ones (same locator, same steps): nellbyler_d6 95.5 % -> 97.8 % per die (12 -> 6 dice
+wrong), matteop65_d6 98.6 % -> 98.6 %, renders 1752 -> 1752 of 1758 dice; a margin of 1.0 read
+nellbyler 97.4 % but lost dice on renders (1746), whose centres pull towards side faces.
+Measured on held-out fold 0/5 (``bench/cv_vision.py`` pools every fold): the renders in the mix
+took the reader on renders from 94.0 % to 99.2 % per die (clean) and 95.2 % to 99.4 %
+(blur/noise/JPEG) and cleared the drawn-dice gaps of ``tests/test_vision_detect.py``, while the
+photos stayed where they were (nellbyler_d6 95.7 % -> 95.2 % per die, one die; matteop65_d6 99.4
+% -> 100 %); a slimmer 256 px locator missed 3 nellbyler dice instead of 1 and was not kept.
 
 ``--fold I/K`` trains on every image *not* in fold I (``bench_vision.fold_of``), so the
 benchmark's ``--fold I/K`` scores only photos the models never saw.
@@ -28,7 +33,8 @@ benchmark's ``--fold I/K`` scores only photos the models never saw.
 The networks (contract constants in ``vision/nets.py``):
 - locator: BGR frame shrunk to a 320 px longest side -> per 4 x 4 cell a die-centre logit,
   sub-cell x/y offset and log size (CenterNet-style, ~35 k weights);
-- value: a 32 x 32 BGR patch around a located die (side = located size) -> 7 logits:
+- value: a 32 x 32 BGR patch of a located die, squared up to its face (``vision.classify.cut_die``)
+  -> 7 logits:
   "not a die", 1..6 (four 3 x 3 convolutions of width 24/48/96/96, ~135 k weights).
 
 Labels: a die's centre is its box centre; its size is the box's longest side, except in

@@ -10,23 +10,27 @@ import numpy as np
 import pytest
 from vision_drawing import draw_die, table
 
-from vision.classify import ValueGuess, classify, cut_die, die_patch
+from vision.classify import ValueGuess, classify, cut_die
 from vision.face import face_angle
 from vision.nets import load_nets
+from vision.params import DetectorParams
 
 
 def _patches() -> list[np.ndarray]:
-    """Six clear dice, a die cut off-centre (an unsure look) and a patch of bare table."""
+    """Six clear dice, a die cut off-centre (an unsure look) and a patch of bare table, cut as
+    the reader cuts them."""
     img = table(480, 160, (70, 110, 60))
     centres = []
     for i, value in enumerate((3, 6, 1, 5, 2, 4)):
         centre = (40.0 + 75 * i, 60.0)
         draw_die(img, centre, 40, value, angle_deg=13 * i - 20, body=(235, 235, 235), pip=(20,) * 3)
         centres.append(centre)
-    out = [die_patch(img, c, 44, 32) for c in centres]
-    out.append(die_patch(img, (centres[2][0] + 19, 60.0), 44, 32))
-    out.append(die_patch(img, (250.0, 135.0), 44, 32))
-    return out
+    centres += [(centres[2][0] + 19, 60.0), (250.0, 135.0)]
+    p = DetectorParams()
+    return [
+        cut_die(img, c, 50, p.crop_px, turned=p.turned_patches, margin=p.turned_margin).view
+        for c in centres
+    ]
 
 
 def _same(a: ValueGuess, b: ValueGuess) -> bool:

@@ -31,11 +31,11 @@ class DetectorParams:
     crop_px: int = 32
     """Side in px of the patch the value classifier sees (fixed by the shipped model)."""
 
-    turned_patches: bool = False
+    turned_patches: bool = True
     """Whether the value classifier sees each die turned square to its top face and cut to the
     face's side (``vision.classify.cut_die``) rather than axis-aligned (fixed by the model)."""
 
-    turned_margin: float = 1.0
+    turned_margin: float = 1.2
     """With ``turned_patches``, the side of the value patch over the top face's estimated side
     (fixed by the model): room for a located centre pulled towards a side face."""
 
