@@ -479,30 +479,20 @@ def judge(
     of them (per-die calls cost the network's fixed overhead once per die)."""
     if not dice:
         return ()
-    # what neighbours_of and _within decide, from one distance per pair and one Neighbour
-    # per die (a frame of n dice has n^2 pairs: this is the Python-level work that grows)
-    as_neighbour = [Neighbour(d.center_xy, d.side_px) for d in dice]
-    near: list[list[Neighbour]] = []
-    overlapped, touching = [], []
-    for i, d in enumerate(dice):
-        nbs, over, touch = [], False, False
-        for j, o in enumerate(dice):
-            if j == i:
-                continue
-            dist = math.dist(d.center_xy, o.center_xy)
-            larger = max(d.side_px, o.side_px)
-            if dist >= params.duplicate * larger:  # else the same die, seen twice
-                nbs.append(as_neighbour[j])
-                over = over or dist < params.overlap * larger
-                touch = touch or dist < params.stack_reach * larger
-        near.append(nbs)
-        overlapped.append(over)
-        touching.append(touch)
+    near = [
+        neighbours_of(d, [o for j, o in enumerate(dice) if j != i], params.duplicate)
+        for i, d in enumerate(dice)
+    ]
     x = features_all(frame, dice, near, focal_frac=params.focal_frac)
     p = second_look(model or load_model(), x, params).tolist()
     return tuple(
-        Evidence(pc, ps, overlapped=over, touching=touch)
-        for (pc, ps), over, touch in zip(p, overlapped, touching, strict=True)
+        Evidence(
+            pc,
+            ps,
+            overlapped=_within(d, nb, params.overlap),
+            touching=_within(d, nb, params.stack_reach),
+        )
+        for d, nb, (pc, ps) in zip(dice, near, p, strict=True)
     )
 
 
