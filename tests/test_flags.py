@@ -340,7 +340,7 @@ def test_the_patch_is_turned_to_the_die_whatever_the_readers_guess() -> None:
 
 
 def test_thresholds_and_errors() -> None:
-    ev = Evidence(cocked=0.995, stacked=0.2, overlapped=False)
+    ev = Evidence(cocked=0.995, stacked=0.2, overlapped=False, touching=False)
     assert ev.flags() == {DieFlag.COCKED}
     assert ev.flags(FlagParams(cocked_threshold=0.999)) == frozenset()
     with pytest.raises(ValueError, match="focal_frac"):
@@ -356,3 +356,16 @@ def test_thresholds_and_errors() -> None:
 def test_a_missing_model_is_a_clear_error(tmp_path: Path) -> None:
     with pytest.raises(RuntimeError, match="train_flags"):
         flags.load_model(tmp_path / "nope.npz")
+
+
+def test_a_cocked_die_touching_another_leans_on_it() -> None:
+    """STACKED is "on or against another die": tilt plus a die in reach is a lean on it, whatever
+    the stacked head says; alone, or not tilted, it is not."""
+    p = FlagParams()
+    leaning = Evidence(cocked=p.cocked_threshold, stacked=0.0, overlapped=False, touching=True)
+    on_rail = Evidence(cocked=p.cocked_threshold, stacked=0.0, overlapped=False, touching=False)
+    beside = Evidence(cocked=p.cocked_threshold - 0.01, stacked=0.0, overlapped=True)
+    assert leaning.flags() == {DieFlag.COCKED, DieFlag.STACKED}
+    assert leaning.flags(FlagParams(lean_is_stack=False)) == {DieFlag.COCKED}
+    assert on_rail.flags() == {DieFlag.COCKED}
+    assert beside.flags() == frozenset()

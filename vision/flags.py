@@ -18,7 +18,7 @@ a millisecond per die). What it is shown is chosen so the cues of the issue are 
   against it;
 - its top-face side over the median of the other dice's (log): a die on a die looks larger.
 
-Two rules need no learning. Two detections whose centres are closer than half a side
+Three rules need no learning. Two detections whose centres are closer than half a side
 (``FlagParams.duplicate``) are one die seen twice (the reader often finds a tilted die's top and
 side face separately): neither is evidence of a stack, and they are not each other's neighbour.
 And a die rests on or against *another* die: STACKED needs another (distinct) detection within
@@ -26,7 +26,8 @@ And a die rests on or against *another* die: STACKED needs another (distinct) de
 sure (``FlagParams.stacked_alone_threshold``): a die squarely on top of another hides it, and
 the reader sees one die. What gives that stack away is in the patch (the die below peeking out
 and showing side faces towards the image centre, a longer shadow) and in its **size against the
-other dice** of the frame (it is nearer the camera; a scalar of the features).
+other dice** of the frame (it is nearer the camera; a scalar of the features). And a COCKED die
+with another die in reach leans on it: STACKED too (``FlagParams.lean_is_stack``).
 
 All dice of a frame are judged in one batched forward pass (:func:`judge`, :func:`judge_all`),
 and the dice that pass could flag in a second, mirrored one whose verdicts are averaged in
@@ -85,6 +86,7 @@ class FlagParams:
     duplicate: float = DUPLICATE  # centre distance (sides) under which two detections are one die
     overlap: float = 0.85  # centre distance (sides) under which two distinct dice overlap
     stack_reach: float = 1.6  # another die within this many sides makes a die "touching"
+    lean_is_stack: bool = True  # a COCKED die touching another leans on it: STACKED as well
 
     def __post_init__(self) -> None:
         if not self.focal_frac > 0:
@@ -108,7 +110,12 @@ class Neighbour:
 
 @dataclass(frozen=True)
 class Evidence:
-    """The verdicts on one die, as probabilities, and the flags they make."""
+    """The verdicts on one die, as probabilities, and the flags they make.
+
+    A die tilted enough to be COCKED with another die in reach is leaning on it, so it is
+    STACKED as well (``FlagParams.lean_is_stack``): on renders that takes dice leaning on a die
+    from 63 % to 72 % STACKED at no cost to flat dice, whose flags it cannot change (it needs
+    COCKED first); the games treat the two flags alike (RULES.md D-16, Y16, B16)."""
 
     cocked: float
     stacked: float
@@ -121,7 +128,7 @@ class Evidence:
             out.add(DieFlag.COCKED)
         if self.stacked >= (
             params.stacked_threshold if self.touching else params.stacked_alone_threshold
-        ):
+        ) or (params.lean_is_stack and self.touching and DieFlag.COCKED in out):
             out.add(DieFlag.STACKED)
         return frozenset(out)
 
