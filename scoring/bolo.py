@@ -22,10 +22,10 @@ from dataclasses import dataclass, field, replace
 from functools import lru_cache
 from typing import Any, Literal
 
-from scoring.actions import Action, Bank, Dice, End, Keep, Lineup, Reroll, Roll, SetRule
+from scoring.actions import Action, Bank, End, Keep, Lineup, Reroll, Roll, SetRule
 from scoring.errors import IllegalActionError, RulesError
 from scoring.farkle import Combo, ComboTable, NonScoring
-from scoring.farkle_report import describe, roll_report
+from scoring.farkle_game import FarkleGame
 from scoring.farkle_turn import (
     RuleIds,
     Step,
@@ -33,14 +33,13 @@ from scoring.farkle_turn import (
     apply_keep,
     apply_reroll,
     apply_roll,
-    continue_roll,
     keep_sole_option,
     options_view,
     roll_score,
     turn_view,
     words,
 )
-from scoring.game import Expecting, Game, Highlight, Outcome
+from scoring.game import Expecting, Game, Highlight
 from scoring.rules import house_rule, parse_rules, rules_to_json
 
 DICE = 5
@@ -359,33 +358,13 @@ def _bank(state: State, *, win: bool = False) -> State:
     return state
 
 
-def _fields(state: State) -> dict[str, Any]:
-    """Everything :meth:`Bolo.state_from_json` needs, plus the turn sheet."""
-    players = state.players
-    return {
-        "rules": rules_to_json(state.rules),
-        "players": list(players),
-        "boards": dict(zip(players, state.boards, strict=True)),
-        "on_board": dict(zip(players, state.on_board, strict=True)),
-        "hits": dict(zip(players, state.hits, strict=True)),
-        "current": state.current,
-        "turn": state.turn.to_json(),
-        "turns": [t.to_json() for t in state.turns],
-        "overrides": [{"name": n, "value": v} for n, v in state.overrides],
-        "final_turns": state.final_turns,
-        "state_over": state.over,
-        "state_winners": list(state.winners),
-        "state_reason": state.reason,
-    }
-
-
 def _cocked(rules: HouseRules) -> Literal["reroll_offending", "reroll_all_just_rolled"]:
     if rules.sloppy_dice == "reroll_all_just_rolled":
         return "reroll_all_just_rolled"
     return "reroll_offending"
 
 
-class Bolo:
+class Bolo(FarkleGame[State, HouseRules]):
     """The Bolo rules (stateless; see :data:`GAME`)."""
 
     name = "bolo"
@@ -393,6 +372,7 @@ class Bolo:
     rules_prefix = "bolo"
     rules_type = HouseRules
     uses_teams = False
+    all_dice_word = "all five"
 
     def new(
         self,
@@ -412,11 +392,6 @@ class Bolo:
         n = len(names)
         return State(parsed, names, (0,) * n, (False,) * n, (0,) * n)
 
-    def parse_rules(self, rules: Mapping[str, object] | HouseRules | None) -> HouseRules:
-        if isinstance(rules, HouseRules):
-            return rules
-        return parse_rules(HouseRules, rules, self.rules_prefix)
-
     # -- play ----------------------------------------------------------------------------
     def apply(self, state: State, action: Action) -> State:
         if isinstance(action, Reroll) and state.turn.phase in ("keep", "blown"):
@@ -427,8 +402,6 @@ class Bolo:
         turn = state.turn
         tbl = table(state.rules)
         if type(action) is Roll:  # a Reveal is Gords' (a Roll subclass)
-            if turn.phase == "decide":
-                turn = continue_roll(turn)
             return replace(state, turn=apply_roll(turn, action.dice, DICE, tbl, IDS))
         if type(action) is Keep:  # Reroll and Fix are Keep subclasses
             turn = apply_keep(turn, action.dice, DICE, tbl, IDS)
@@ -558,10 +531,6 @@ class Bolo:
             text = f"{player}: roll {dice} (needs {settled.minimum()} to take points)"
         return Expecting(player, "roll", n, text)
 
-    def outcome(self, state: State) -> Outcome | None:
-        settled = _settle(state)
-        return Outcome(settled.winners, settled.reason) if settled.over else None
-
     def highlights(self, before: State, action: Action, after: State) -> tuple[Highlight, ...]:
         """Rolls and banked turns of 1000+, high rollers (B-10/B15), Van Halen (B14)."""
         out: list[Highlight] = []
@@ -599,28 +568,20 @@ class Bolo:
                 out.append(Highlight("van_halen", player, banked.board, (), text))
         return tuple(out)
 
-    # -- JSON ----------------------------------------------------------------------------
-    def state_to_json(self, state: State) -> dict[str, Any]:
-        """The scoreboard view. A BOLO waiting on the pad is shown settled (boards, who is
-        next) with the blown roll in ``current_roll``; the exact unsettled state is then kept
-        under ``"pending"`` so that :meth:`state_from_json` restores it."""
-        settled = _settle(state)
-        outcome = self.outcome(state)
+    # -- the hooks of FarkleGame ----------------------------------------------------------
+    _settled = staticmethod(_settle)
+    _table = staticmethod(table)
+
+    def _scores(self, settled: State) -> dict[str, int]:
+        return dict(zip(settled.players, settled.boards, strict=True))
+
+    def _board(self, state: State, settled: State) -> dict[str, Any]:
+        """Each player's minimum, the thresholds, the turn (a BOLO shown settled), the keeps."""
         rules = settled.rules
-        turn = state.turn
-        players = settled.players
-        out: dict[str, Any] = {
-            "game": self.name,
-            "scores": dict(zip(players, settled.boards, strict=True)),
-            "over": outcome is not None,
-            "winner": outcome.winner if outcome else None,
-            "winners": list(outcome.winners) if outcome else [],
-            "reason": outcome.reason if outcome else "",
-            "expecting": self.expecting(state).to_json(),
-            "player": None if settled.over else settled.player,
+        return {
             "minimum": {
                 p: minimum(rules, b, o)
-                for p, b, o in zip(players, settled.boards, settled.on_board, strict=True)
+                for p, b, o in zip(settled.players, settled.boards, settled.on_board, strict=True)
             },
             "thresholds": {
                 "entry": rules.entry_min,
@@ -628,26 +589,31 @@ class Bolo:
                 "from_7000": rules.take_min_7000,
                 "from_9000": rules.take_min_9000,
             },
-            **turn_view(turn, settled.turn, DICE),
+            **turn_view(state.turn, settled.turn, DICE),
             "yahtzee_clause": yahtzee_ready(state),
-            "options": options_view(turn, table(rules)),
-            **_fields(settled),
+            "options": options_view(state.turn, table(rules)),
         }
-        if settled is not state:
-            out["pending"] = _fields(state)
-        return out
 
-    def state_from_json(self, obj: Mapping[str, Any]) -> State:
-        if obj.get("game") != self.name:
-            raise ValueError(f"not a {self.title} state: game={obj.get('game')!r}")
-        try:
-            return self._state_from_json(obj)
-        except (KeyError, TypeError, AttributeError) as exc:
-            raise ValueError(f"bad {self.name} state: {exc!r}") from None
+    def _fields(self, state: State) -> dict[str, Any]:
+        """Everything :meth:`_decode` needs, plus the turn sheet."""
+        players = state.players
+        return {
+            "rules": rules_to_json(state.rules),
+            "players": list(players),
+            "boards": dict(zip(players, state.boards, strict=True)),
+            "on_board": dict(zip(players, state.on_board, strict=True)),
+            "hits": dict(zip(players, state.hits, strict=True)),
+            "current": state.current,
+            "turn": state.turn.to_json(),
+            "turns": [t.to_json() for t in state.turns],
+            "overrides": [{"name": n, "value": v} for n, v in state.overrides],
+            "final_turns": state.final_turns,
+            "state_over": state.over,
+            "state_winners": list(state.winners),
+            "state_reason": state.reason,
+        }
 
-    def _state_from_json(self, obj: Mapping[str, Any]) -> State:
-        """Decode a state known to be this game's; a damaged one raises KeyError/TypeError."""
-        src = obj.get("pending") or obj
+    def _decode(self, src: Mapping[str, Any]) -> State:
         players = tuple(map(str, src["players"]))
         final = src["final_turns"]
         return State(
@@ -665,17 +631,6 @@ class Bolo:
             winners=tuple(src["state_winners"]),
             reason=str(src["state_reason"]),
         )
-
-    # -- dicepad score -------------------------------------------------------------------
-    def score_report(
-        self, dice: Dice, rules: Any = None, *, bid: tuple[int, int] | None = None
-    ) -> dict[str, Any]:
-        if bid is not None:
-            raise ValueError("--bid is for gords only")
-        return roll_report(self.name, dice, table(self.parse_rules(rules)))
-
-    def describe_report(self, report: Mapping[str, Any]) -> str:
-        return describe(report, all_dice_word="all five")
 
 
 GAME = Bolo()

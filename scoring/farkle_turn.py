@@ -133,9 +133,12 @@ def _minus(big: Dice, small: Dice) -> Dice:
 
 
 def apply_roll(turn: Turn, dice: Dice, total: int, table: ComboTable, ids: RuleIds) -> Turn:
-    """A throw came to rest: score it (with the dice that stood during a re-roll)."""
+    """A throw came to rest: score it (with the dice that stood during a re-roll). After a
+    keep it is the player's choice to roll on (:func:`continue_roll`)."""
     if turn.phase == "keep":
         raise IllegalActionError(f"{ids.keep}: keep dice from the roll on the pad before rolling")
+    if turn.phase == "decide":
+        turn = continue_roll(turn)
     wanted = turn.dice_wanted(total)
     if len(dice) != wanted:
         raise IllegalActionError(

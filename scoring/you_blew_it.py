@@ -26,7 +26,6 @@ from typing import Any, Literal
 from scoring.actions import (
     Action,
     Bank,
-    Dice,
     End,
     Keep,
     Lineup,
@@ -36,7 +35,7 @@ from scoring.actions import (
 )
 from scoring.errors import IllegalActionError
 from scoring.farkle import Combo, ComboTable
-from scoring.farkle_report import describe, roll_report
+from scoring.farkle_game import FarkleGame
 from scoring.farkle_turn import (
     RuleIds,
     Step,
@@ -44,15 +43,14 @@ from scoring.farkle_turn import (
     apply_keep,
     apply_reroll,
     apply_roll,
-    continue_roll,
     keep_sole_option,
     options_view,
     roll_score,
     turn_view,
     words,
 )
-from scoring.game import Expecting, Game, Highlight, Outcome
-from scoring.rules import house_rule, parse_rules, rules_to_json
+from scoring.game import Expecting, Game, Highlight
+from scoring.rules import house_rule, rules_to_json
 
 DICE = 6
 #: A single roll or a banked turn worth at least this goes to the high-roll wall.
@@ -357,7 +355,7 @@ def _bank(state: State) -> State:
     return _finish_turn(replace(state, on_board=on_board), record)
 
 
-class YouBlewIt:
+class YouBlewIt(FarkleGame[State, HouseRules]):
     """The You Blew It rules (stateless; see :data:`GAME`)."""
 
     name = "you-blew-it"
@@ -365,6 +363,7 @@ class YouBlewIt:
     rules_prefix = "ybi"
     rules_type = HouseRules
     uses_teams = True
+    all_dice_word = "all six"
 
     # -- setup ---------------------------------------------------------------------------
     def new(
@@ -396,11 +395,6 @@ class YouBlewIt:
             locked=(0,) * len(line),
         )
 
-    def parse_rules(self, rules: Mapping[str, object] | HouseRules | None) -> HouseRules:
-        if isinstance(rules, HouseRules):
-            return rules
-        return parse_rules(HouseRules, rules, self.rules_prefix)
-
     # -- play ----------------------------------------------------------------------------
     def apply(self, state: State, action: Action) -> State:
         if isinstance(action, Reroll) and state.turn.phase in ("keep", "blown"):
@@ -412,8 +406,6 @@ class YouBlewIt:
         turn = state.turn
         tbl = table(state.rules)
         if type(action) is Roll:  # a Reveal is Gords' (a Roll subclass)
-            if turn.phase == "decide":
-                turn = continue_roll(turn)
             return replace(state, turn=apply_roll(turn, action.dice, DICE, tbl, IDS))
         if type(action) is Keep:  # Reroll and Fix are Keep subclasses
             return replace(state, turn=apply_keep(turn, action.dice, DICE, tbl, IDS))
@@ -502,12 +494,6 @@ class YouBlewIt:
             text = f"{player}: roll {dice}"
         return Expecting(player, "roll", n, text, team)
 
-    def outcome(self, state: State) -> Outcome | None:
-        settled = _settle(state)
-        if not settled.over:
-            return None
-        return Outcome(settled.winners, settled.reason)
-
     def highlights(self, before: State, action: Action, after: State) -> tuple[Highlight, ...]:
         """A roll worth >= HIGHLIGHT_MIN kept, a banked turn worth >= HIGHLIGHT_MIN."""
         if not isinstance(action, Keep | Bank) or isinstance(action, Reroll):
@@ -526,48 +512,46 @@ class YouBlewIt:
             out.append(Highlight("turn", player, record.points, (), text))
         return tuple(out)
 
-    # -- JSON ----------------------------------------------------------------------------
-    def state_to_json(self, state: State) -> dict[str, Any]:
-        """The scoreboard view. A blow waiting on the pad is shown settled (scores, sheets,
-        who is next) with the blown roll in ``current_roll``; the exact unsettled state is
-        then kept under ``"pending"`` so that :meth:`state_from_json` restores it."""
-        settled = _settle(state)
-        names = state.team_names
-        outcome = self.outcome(state)
-        turn = state.turn
+    # -- the hooks of FarkleGame ----------------------------------------------------------
+    _settled = staticmethod(_settle)
+    _table = staticmethod(table)
+
+    def _scores(self, settled: State) -> dict[str, int]:
+        return dict(zip(settled.team_names, provisional(settled), strict=True))
+
+    def _board(self, state: State, settled: State) -> dict[str, Any]:
+        """The turn (a blow shown settled), the keeps, and a warning for unequal teams."""
         sizes = {len(m) for _, m in state.teams}
         warnings = []
         if len(sizes) > 1 and state.rules.unequal_teams == "allow_with_warning":
             warnings.append("Y14: teams of different sizes: the bigger team gets more turns")
-        out: dict[str, Any] = {
-            "game": self.name,
-            "scores": dict(zip(names, provisional(settled), strict=True)),
-            "over": outcome is not None,
-            "winner": outcome.winner if outcome else None,
-            "winners": list(outcome.winners) if outcome else [],
-            "reason": outcome.reason if outcome else "",
-            "expecting": self.expecting(state).to_json(),
-            "player": None if settled.over else settled.player,
-            **turn_view(turn, settled.turn, DICE),
-            "options": options_view(turn, table(state.rules)),
+        return {
+            **turn_view(state.turn, settled.turn, DICE),
+            "options": options_view(state.turn, table(state.rules)),
             "warnings": warnings,
-            **_fields(settled),
         }
-        if settled is not state:
-            out["pending"] = _fields(state)
-        return out
 
-    def state_from_json(self, obj: Mapping[str, Any]) -> State:
-        if obj.get("game") != self.name:
-            raise ValueError(f"not a {self.title} state: game={obj.get('game')!r}")
-        try:
-            return self._state_from_json(obj)
-        except (KeyError, TypeError, AttributeError) as exc:
-            raise ValueError(f"bad {self.name} state: {exc!r}") from None
+    def _fields(self, state: State) -> dict[str, Any]:
+        """Everything :meth:`_decode` needs, plus the team and turn sheets."""
+        names = state.team_names
+        return {
+            "rules": rules_to_json(state.rules),
+            "teams": {name: list(m) for name, m in state.teams},
+            "round": state.round,
+            "order": list(state.order),
+            "turn_no": state.turn_no,
+            "turn": state.turn.to_json(),
+            "locked": dict(zip(names, state.locked, strict=True)),
+            "on_board": list(state.on_board),
+            "this_round": [r.to_json() for r in state.this_round],
+            "rounds": [r.to_json(names) for r in state.rounds],
+            "final_turns": state.final_turns,
+            "state_over": state.over,
+            "state_winners": list(state.winners),
+            "state_reason": state.reason,
+        }
 
-    def _state_from_json(self, obj: Mapping[str, Any]) -> State:
-        """Decode a state known to be this game's; a damaged one raises KeyError/TypeError."""
-        src = obj.get("pending") or obj
+    def _decode(self, src: Mapping[str, Any]) -> State:
         teams = tuple((str(t), tuple(map(str, m))) for t, m in src["teams"].items())
         names = [t for t, _ in teams]
         final = src["final_turns"]
@@ -588,17 +572,6 @@ class YouBlewIt:
             reason=str(src["state_reason"]),
         )
 
-    # -- dicepad score -------------------------------------------------------------------
-    def score_report(
-        self, dice: Dice, rules: Any = None, *, bid: tuple[int, int] | None = None
-    ) -> dict[str, Any]:
-        if bid is not None:
-            raise ValueError("--bid is for gords only")
-        return roll_report(self.name, dice, table(self.parse_rules(rules)))
-
-    def describe_report(self, report: Mapping[str, Any]) -> str:
-        return describe(report, all_dice_word="all six")
-
 
 def _cocked(rules: HouseRules) -> Literal["reroll_offending", "reroll_all_just_rolled"]:
     return (
@@ -606,27 +579,6 @@ def _cocked(rules: HouseRules) -> Literal["reroll_offending", "reroll_all_just_r
         if rules.cocked_dice == "reroll_all_just_rolled"
         else ("reroll_offending")
     )
-
-
-def _fields(state: State) -> dict[str, Any]:
-    """Everything :meth:`YouBlewIt.state_from_json` needs, plus the team and turn sheets."""
-    names = state.team_names
-    return {
-        "rules": rules_to_json(state.rules),
-        "teams": {name: list(m) for name, m in state.teams},
-        "round": state.round,
-        "order": list(state.order),
-        "turn_no": state.turn_no,
-        "turn": state.turn.to_json(),
-        "locked": dict(zip(names, state.locked, strict=True)),
-        "on_board": list(state.on_board),
-        "this_round": [r.to_json() for r in state.this_round],
-        "rounds": [r.to_json(names) for r in state.rounds],
-        "final_turns": state.final_turns,
-        "state_over": state.over,
-        "state_winners": list(state.winners),
-        "state_reason": state.reason,
-    }
 
 
 def _last_record(state: State) -> TurnRecord | None:
