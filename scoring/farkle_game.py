@@ -1,11 +1,11 @@
 """The Game-protocol methods You Blew It and Bolo answer alike, in one base class.
 
 Both Farkle games leave a blown roll on the pad until the next action (see
-:mod:`scoring.farkle_turn`), so every view reads the *settled* state; past that they differ
-only in their house rules, combo table, scores and saved fields. A game subclasses
-:class:`FarkleGame` and supplies those (its abstract methods); the outcome,
-the scoreboard JSON around the game's own fields, reading a saved state back and
-``dicepad score`` then work the same way for both.
+:mod:`scoring.farkle_turn`), so every view reads the *settled* state. The outcome, the
+scoreboard JSON around each game's own fields, reading a saved state back and ``dicepad
+score`` need no more of a game than how it settles, its combo table, its scores and its saved
+fields: a game subclasses :class:`FarkleGame` and supplies those (the abstract methods); its
+play (``apply``, ``legal_actions``, ``expecting``, ``highlights``) stays its own.
 """
 
 from __future__ import annotations
