@@ -48,7 +48,6 @@ from scoring.bar_dice_play import (
     farm,
     horses_text,
     lineup,
-    n_dice,
     over_text,
     reroll,
     result_of,
@@ -67,9 +66,10 @@ from scoring.bar_dice_state import (
     state_core_to_json,
 )
 from scoring.errors import IllegalActionError
-from scoring.game import Expecting, Highlight, Outcome
+from scoring.game import Expecting, Highlight, Outcome, n_dice
 from scoring.rules import parse_rules
 from scoring.saved_state import load_saved_state
+from scoring.seating import seat_players
 
 MAX_PLAYERS = 12
 
@@ -105,13 +105,14 @@ class BarDice:
         teams: Mapping[str, Sequence[str]] | None = None,
         rules: Mapping[str, object] | None = None,
     ) -> BarDiceState:
-        if teams:
-            raise ValueError("Bar Dice is played by players, not teams")
-        names = tuple(p.strip() for p in players or ())
-        if not 2 <= len(names) <= MAX_PLAYERS:
-            raise ValueError(f"Bar Dice needs 2 to {MAX_PLAYERS} players, got {len(names)}")
-        if any(not n or len(n) > 40 for n in names) or len(set(names)) != len(names):
-            raise ValueError("player names must be distinct and 1-40 characters")
+        names = seat_players(
+            self.title,
+            players,
+            teams,
+            lo=2,
+            hi=MAX_PLAYERS,
+            count_error="Bar Dice needs {lo} to {hi} players, got {n}",
+        )
         parsed = parse_rules(HouseRules, rules, self.rules_prefix)
         return BarDiceState(
             rules=parsed,

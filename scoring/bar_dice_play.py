@@ -37,6 +37,7 @@ from scoring.bar_dice_state import (
     TurnResult,
 )
 from scoring.errors import IllegalActionError
+from scoring.game import n_dice
 
 MAX_ROLLS = 3  #: D-7: up to three rolls per turn
 
@@ -107,11 +108,6 @@ def horses_text(finalists: Sequence[str], lost: Sequence[int]) -> str:
 
 
 # -- the rules, one action at a time ------------------------------------------------------------
-
-
-def n_dice(n: int) -> str:
-    """ "1 die", "5 dice"."""
-    return "1 die" if n == 1 else f"{n} dice"
 
 
 def over_text(state: BarDiceState) -> str:

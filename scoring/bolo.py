@@ -39,7 +39,7 @@ from scoring.farkle_turn import (
     turn_view,
     words,
 )
-from scoring.game import Expecting, Game, Highlight
+from scoring.game import Expecting, Game, Highlight, n_dice
 from scoring.rules import house_rule, parse_rules, rules_to_json
 
 DICE = 5
@@ -512,7 +512,7 @@ class Bolo(FarkleGame[State, HouseRules]):
             return Expecting(None, "none", 0, f"Game over: {settled.reason}")
         player, turn = settled.player, settled.turn
         n = turn.dice_wanted(DICE)
-        dice = f"{n} {'die' if n == 1 else 'dice'}"
+        dice = n_dice(n)
         if turn.phase == "keep":
             count = len(roll_score(turn, table(settled.rules)).options)
             return Expecting(player, "keep", 0, f"{player}: keep scoring dice ({count} choices)")

@@ -23,6 +23,7 @@ from scoring.coach_farkle import (
     p_blow,
     solve,
 )
+from scoring.game import n_dice
 
 GAMES = ("you-blew-it", "bolo")
 FINISH_MAX = 10000  #: the finishing policy covers needs up to this many points
@@ -95,10 +96,6 @@ def _pct(p: float) -> str:
     return f"{100 * p:.1f} %"
 
 
-def _dice_word(n: int) -> str:
-    return f"{n} {'die' if n == 1 else 'dice'}"
-
-
 def turn_hint(policy: Policy, turn: TurnState) -> dict[str, Any]:
     """The advice for one state: ``p_blow`` of the dice about to be rolled, ``expected_turn``
     (a fresh turn under best play, same circumstances), ``roll_value`` / ``bank_value``
@@ -166,7 +163,7 @@ def turn_hint(policy: Policy, turn: TurnState) -> dict[str, Any]:
         what = (
             "and bank"
             if listed[0]["then"] == "bank"
-            else f"and roll {_dice_word(n)}"
+            else f"and roll {n_dice(n)}"
             if n
             else "(the turn ends)"
         )
@@ -186,7 +183,7 @@ def turn_hint(policy: Policy, turn: TurnState) -> dict[str, Any]:
         bank_value=None if bank is None else round(bank, 1),
         roll_gain=None if bank is None else round(roll - bank, 1),
     )
-    head = f"Roll {_dice_word(n)}: {_pct(pb)} to blow it"
+    head = f"Roll {n_dice(n)}: {_pct(pb)} to blow it"
     if bank is None:
         out["advice"] = "roll"
         why = "" if turn.phase == "roll" else " (banking is not allowed now)"

@@ -18,6 +18,7 @@ from typing import Any, Literal, TypeAlias
 
 from scoring.errors import IllegalActionError
 from scoring.farkle import ComboTable, KeepOption, RollScore, score_roll
+from scoring.game import n_dice
 
 Dice: TypeAlias = tuple[int, ...]
 Phase: TypeAlias = Literal["roll", "keep", "decide", "reroll", "blown"]
@@ -141,9 +142,7 @@ def apply_roll(turn: Turn, dice: Dice, total: int, table: ComboTable, ids: RuleI
         turn = continue_roll(turn)
     wanted = turn.dice_wanted(total)
     if len(dice) != wanted:
-        raise IllegalActionError(
-            f"C3: expected a roll of {wanted} {'die' if wanted == 1 else 'dice'}, got {len(dice)}"
-        )
+        raise IllegalActionError(f"C3: expected a roll of {n_dice(wanted)}, got {len(dice)}")
     full = tuple(sorted(turn.roll + dice)) if turn.phase == "reroll" else tuple(sorted(dice))
     blown = score_roll(full, table).blown
     return replace(turn, phase="blown" if blown else "keep", roll=full, rerolling=0)

@@ -83,6 +83,11 @@ class Highlight:
         }
 
 
+def n_dice(n: int) -> str:
+    """ "1 die", "5 dice": how every game's texts and messages count dice."""
+    return "1 die" if n == 1 else f"{n} dice"
+
+
 class Game(Protocol[S]):
     """One game's rules. Implementations are stateless singletons."""
 

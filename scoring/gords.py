@@ -26,7 +26,7 @@ from scoring.actions import (
     Undo,
 )
 from scoring.errors import IllegalActionError
-from scoring.game import Expecting, Highlight, Outcome
+from scoring.game import Expecting, Highlight, Outcome, n_dice
 from scoring.gords_bids import bid_key, bid_text, is_raise, matching, parse_board
 from scoring.gords_rules import HouseRules
 from scoring.gords_state import (
@@ -39,14 +39,11 @@ from scoring.gords_state import (
 )
 from scoring.rules import parse_rules
 from scoring.saved_state import load_saved_state
+from scoring.seating import seat_players
 
 MIN_PLAYERS, MAX_PLAYERS = 2, 6  #: G-1
 
 __all__ = ["GAME", "Gords", "GordsState", "HouseRules", "bid_key", "is_raise", "matching"]
-
-
-def _n_dice(n: int) -> str:
-    return "1 die" if n == 1 else f"{n} dice"
 
 
 def _board(rules: HouseRules) -> tuple[tuple[int, int], ...]:
@@ -100,13 +97,14 @@ class Gords:
         teams: Mapping[str, Sequence[str]] | None = None,
         rules: Mapping[str, object] | None = None,
     ) -> GordsState:
-        if teams:
-            raise ValueError("Gords is played by players, not teams")
-        names = tuple(p.strip() for p in players or ())
-        if not MIN_PLAYERS <= len(names) <= MAX_PLAYERS:
-            raise ValueError(f"G-1: Gords is for {MIN_PLAYERS} to {MAX_PLAYERS} players")
-        if any(not n or len(n) > 40 for n in names) or len(set(names)) != len(names):
-            raise ValueError("player names must be distinct and 1-40 characters")
+        names = seat_players(
+            self.title,
+            players,
+            teams,
+            lo=MIN_PLAYERS,
+            hi=MAX_PLAYERS,
+            count_error="G-1: Gords is for {lo} to {hi} players",
+        )
         parsed = parse_rules(HouseRules, rules, self.rules_prefix)
         if parsed.ones_bid_rank == "board_order" and not parse_board(parsed.board):
             raise ValueError("G3: ones_bid_rank=board_order needs gords.board (e.g. '1x2,1x3,...')")
@@ -180,7 +178,7 @@ class Gords:
                 f"{last.player}'s {bid_text((last.count, last.face))})",
             )
         player = state.turn
-        mine = _n_dice(_count(state, player))
+        mine = n_dice(_count(state, player))
         last = _last_bid(state)
         pal = ", palifico" if state.palifico else ""
         if last is None:
@@ -393,7 +391,7 @@ def _check_reveal(state: GordsState, action: Reveal) -> None:
     for p, d in zip(state.players, state.dice, strict=True):
         if shown.get(p, 0) != d:
             raise IllegalActionError(
-                f"C3: {p} has {_n_dice(d)}; the reveal shows {_n_dice(shown.get(p, 0))} of theirs"
+                f"C3: {p} has {n_dice(d)}; the reveal shows {n_dice(shown.get(p, 0))} of theirs"
             )
 
 
@@ -428,9 +426,9 @@ def _reveal(state: GordsState, action: Reveal) -> GordsState:
     elif state.spot_on_call:
         verdict = f"{got}, not {count}: {caller} was not spot on and loses a die"
     elif met:
-        verdict = f"{got} showed, {bid} stands: {caller} loses {_n_dice(lost)}"
+        verdict = f"{got} showed, {bid} stands: {caller} loses {n_dice(lost)}"
     else:
-        verdict = f"only {got} showed for {bid}: {bidder} loses {_n_dice(lost)}"
+        verdict = f"only {got} showed for {bid}: {bidder} loses {n_dice(lost)}"
     eliminated = False
     if loser:
         i = state.players.index(loser)

@@ -49,7 +49,7 @@ from scoring.farkle_turn import (
     turn_view,
     words,
 )
-from scoring.game import Expecting, Game, Highlight
+from scoring.game import Expecting, Game, Highlight, n_dice
 from scoring.rules import house_rule, rules_to_json
 
 DICE = 6
@@ -477,7 +477,7 @@ class YouBlewIt(FarkleGame[State, HouseRules]):
         team = settled.team_of(player)
         turn = settled.turn
         n = turn.dice_wanted(DICE)
-        dice = f"{n} {'die' if n == 1 else 'dice'}"
+        dice = n_dice(n)
         if turn.phase == "keep":
             count = len(roll_score(turn, table(state.rules)).options)
             text = f"{player}: keep scoring dice ({count} choices)"
