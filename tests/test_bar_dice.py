@@ -8,10 +8,10 @@ import random
 from collections import Counter
 from collections.abc import Iterable, Sequence
 from math import factorial
-from pathlib import Path
 from typing import Any
 
 import pytest
+from game_scripts import DATA, load
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
@@ -36,13 +36,7 @@ from scoring.games import find
 from scoring.history import apply_logged, replay
 from scoring.rules import describe_rules
 
-DATA = Path(__file__).parent / "data"
 MULTISETS = list(itertools.combinations_with_replacement(range(1, 7), 5))
-
-
-def load(name: str) -> list[Action]:
-    lines = (DATA / name).read_text().splitlines()
-    return [action_from_json(json.loads(line)) for line in lines if line.strip()]
 
 
 def play(state: BarDiceState, actions: Iterable[Action | dict[str, Any]]) -> BarDiceState:

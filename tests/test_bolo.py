@@ -4,45 +4,29 @@ from __future__ import annotations
 
 import json
 from collections.abc import Iterable
-from pathlib import Path
 from typing import Any
 
 import pytest
+from game_scripts import B, K, R, load
 
 from scoring.actions import (
     Action,
     Bank,
     End,
-    Keep,
     Lineup,
     Reroll,
-    Roll,
     SetRule,
-    action_from_json,
 )
 from scoring.bolo import GAME, HouseRules, State, minimum, yahtzee_ready
 from scoring.errors import IllegalActionError
 from scoring.game import Highlight
 from scoring.games import find
 
-DATA = Path(__file__).parent / "data"
 BOLO = (2, 2, 3, 3, 4)
 
 
 def board_game() -> list[Action]:
-    lines = (DATA / "bolo_board_game.jsonl").read_text().splitlines()
-    return [action_from_json(json.loads(line)) for line in lines if line.strip()]
-
-
-def R(*dice: int) -> Roll:  # noqa: N802 - reads like the table: R(1, 5), K(1), B
-    return Roll(dice)
-
-
-def K(*dice: int) -> Keep:  # noqa: N802
-    return Keep(dice)
-
-
-B = Bank()
+    return load("bolo_board_game.jsonl")
 
 
 def play(state: State, actions: Iterable[Action]) -> State:

@@ -5,9 +5,9 @@ from __future__ import annotations
 import json
 import math
 import random
-from pathlib import Path
 
 import pytest
+from game_scripts import DATA, load
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
@@ -30,13 +30,8 @@ from scoring.gords_bids import bid_key, bid_text, is_met, is_raise, matching, p_
 from scoring.history import apply_logged, effective_actions, replay
 from scoring.rules import describe_rules
 
-DATA = Path(__file__).parent / "data"
 SCRIPT = DATA / "gords_three_players.jsonl"
 PLAYERS = ["Ann", "Bob", "Cy"]
-
-
-def load() -> list[Action]:
-    return [action_from_json(json.loads(x)) for x in SCRIPT.read_text().splitlines() if x.strip()]
 
 
 def play(state: GordsState, actions: list[Action]) -> GordsState:
@@ -169,7 +164,7 @@ def test_the_engine_makes_the_loser_by_the_count(dice: list[int], count: int, fa
 def test_three_players_to_one_winner() -> None:
     """tests/data/gords_three_players.jsonl: calls won and lost, bids on ones, a refused raise,
     an undone bid, and Cy eliminated on his own call: he would have opened, Ann does."""
-    log = load()
+    log = load(SCRIPT.name)
     start = GAME.new(players=PLAYERS)
     s = start
     for i, action in enumerate(log):
@@ -207,7 +202,7 @@ def test_three_players_to_one_winner() -> None:
 
 
 def test_json_round_trip_replay_and_undo_at_every_step() -> None:
-    log = effective_actions(load())
+    log = effective_actions(load(SCRIPT.name))
     start = GAME.new(players=PLAYERS)
     live = start
     for i, action in enumerate(log):

@@ -2,26 +2,19 @@
 
 from __future__ import annotations
 
-import json
-from pathlib import Path
 from typing import Any
 
 import pytest
+from game_scripts import load
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from scoring import bolo, you_blew_it
-from scoring.actions import Action, Bank, Fix, Keep, Roll, SetRule, Undo, action_from_json
+from scoring.actions import Action, Bank, Fix, Keep, Roll, SetRule, Undo
 from scoring.errors import IllegalActionError
 from scoring.history import apply_logged, effective_actions, replay
 
-DATA = Path(__file__).parent / "data"
 TEAMS = {"DJS": ["Dick", "Spot", "Jane"], "THS": ["Tom", "Harry", "Stanley"]}
-
-
-def load(name: str) -> list[Action]:
-    lines = (DATA / name).read_text().splitlines()
-    return [action_from_json(json.loads(line)) for line in lines if line.strip()]
 
 
 SAMPLE = load("ybi_sample_game.jsonl")

@@ -4,47 +4,30 @@ from __future__ import annotations
 
 import json
 from collections.abc import Iterable
-from pathlib import Path
 from typing import Any
 
 import pytest
+from game_scripts import B, K, R, load
 
 from scoring.actions import (
     Action,
-    Bank,
     Bid,
     End,
     Fix,
-    Keep,
     Lineup,
     Reroll,
     Reveal,
-    Roll,
     SetRule,
-    action_from_json,
 )
 from scoring.errors import IllegalActionError, RulesError
 from scoring.games import find
 from scoring.you_blew_it import GAME, HouseRules, State, provisional
 
-DATA = Path(__file__).parent / "data"
 TEAMS = {"DJS": ["Dick", "Spot", "Jane"], "THS": ["Tom", "Harry", "Stanley"]}
 
 
 def sample_actions() -> list[Action]:
-    lines = (DATA / "ybi_sample_game.jsonl").read_text().splitlines()
-    return [action_from_json(json.loads(line)) for line in lines if line.strip()]
-
-
-def R(*dice: int) -> Roll:  # noqa: N802 - reads like the table: R(1, 5), K(1), B
-    return Roll(dice)
-
-
-def K(*dice: int) -> Keep:  # noqa: N802
-    return Keep(dice)
-
-
-B = Bank()
+    return load("ybi_sample_game.jsonl")
 
 
 def play(state: State, actions: Iterable[Action]) -> State:
