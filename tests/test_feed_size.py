@@ -10,8 +10,6 @@ import itertools
 import json
 import random
 from collections.abc import Iterator
-from datetime import UTC, datetime, timedelta
-from pathlib import Path
 from typing import Any
 
 import pytest
@@ -20,42 +18,13 @@ from flask.testing import FlaskClient
 
 from scoring import games
 from scoring.actions import Action, Reveal, Roll
-from server.app import create_app
-from server.config import Config
 from server.feed import HISTORY, Subscription, live_view
 from server.services import dicepad
 from server.tables import TableService
 
-PIN = "1357"
 TEAMS = {"A": ["Ann"], "B": ["Bob"]}
 YBI_BLOW = Roll((2, 3, 4, 6, 2, 3))  # no scoring die: the turn passes, the history grows
 BOLO_BLOW = Roll((2, 3, 4, 6, 2))
-
-
-def _clock() -> Any:
-    n = itertools.count()
-    return lambda: datetime(2026, 11, 22, 21, 0, tzinfo=UTC) + timedelta(seconds=next(n))
-
-
-@pytest.fixture
-def app(tmp_path: Path) -> Iterator[Flask]:
-    a = create_app(
-        Config(
-            data_dir=tmp_path,
-            pin=PIN,
-            camera="none",
-            pin_scrypt_n=2**4,
-            clock=_clock(),
-            keepalive_seconds=0.2,
-        )
-    )
-    yield a
-    dicepad(a).close()
-
-
-@pytest.fixture
-def client(app: Flask) -> FlaskClient:
-    return app.test_client()
 
 
 def _events(raw: bytes) -> list[tuple[str, str, Any]]:

@@ -20,7 +20,6 @@ thousands and prints the figures.
 from __future__ import annotations
 
 import collections
-import itertools
 import json
 import os
 from collections.abc import Iterator
@@ -33,6 +32,7 @@ import pytest
 from flask import Flask
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
+from server_app import ticking_clock
 from werkzeug.routing import Rule
 
 from scoring import games
@@ -59,9 +59,7 @@ SETUPS: list[dict[str, Any]] = [
 ]
 
 
-def _clock() -> Any:
-    n = itertools.count()
-    return lambda: datetime(2026, 11, 22, 21, 0, tzinfo=UTC) + timedelta(milliseconds=next(n))
+CLOCK_START = datetime(2026, 11, 22, 21, 0, tzinfo=UTC)
 
 
 @dataclass
@@ -105,7 +103,7 @@ def fuzz_app(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Flask]:
             pin_window_seconds=60,
             pin_lockout_seconds=3,  # long enough to be hit, short enough to expire in a run
             keepalive_seconds=0.05,
-            clock=_clock(),
+            clock=ticking_clock(CLOCK_START, timedelta(milliseconds=1)),
         )
     )
     client = app.test_client()

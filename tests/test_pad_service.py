@@ -12,7 +12,7 @@ import itertools
 import time
 from collections.abc import Callable, Iterator
 from dataclasses import replace
-from datetime import UTC, datetime, timedelta
+from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any, ClassVar
 
@@ -20,6 +20,7 @@ import numpy as np
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
+from server_app import ticking_clock
 
 from hardware.buttons import ButtonConfig, ButtonEvent
 from hardware.clock import ManualClock
@@ -47,14 +48,10 @@ MODELS = Path(__file__).resolve().parent.parent / "vision" / "models"
 SMALL = (320, 240)  # frames for the truth-read tests: the decisions do not need pixels
 FPS = 15.0
 PIN = "2468"
+CLOCK_START = datetime(2026, 11, 21, 20, 0, tzinfo=UTC)
 
 
 # -- helpers ------------------------------------------------------------------------------
-
-
-def _wall_clock() -> Callable[[], datetime]:
-    n = itertools.count()
-    return lambda: datetime(2026, 11, 21, 20, 0, tzinfo=UTC) + timedelta(seconds=next(n))
 
 
 def die(
@@ -126,7 +123,7 @@ class Rig:
     ) -> None:
         self.store = Store(tmp / "pad.sqlite3")
         self.feed = Feed(max_clients=10, queue_size=10_000)
-        self.tables = TableService(self.store, self.feed, clock=_wall_clock())
+        self.tables = TableService(self.store, self.feed, clock=ticking_clock(CLOCK_START))
         self.tables.load()
         self.health = Health(self.store, self.feed, monotonic=time.monotonic)
         self.clock = ManualClock()
@@ -391,7 +388,7 @@ def test_a_reader_that_fails_costs_one_throw_not_the_loop(rigs: Callable[..., Ri
 def test_the_loop_thread_runs_and_stops(tmp_path: Path) -> None:
     store = Store(tmp_path / "t.sqlite3")
     feed = Feed()
-    tables = TableService(store, feed, clock=_wall_clock())
+    tables = TableService(store, feed, clock=ticking_clock(CLOCK_START))
     tables.load()
     table = tables.create("bolo", players=["Ann"], rules={"bolo.entry_min": 100})["table"]
     health = Health(store, feed, monotonic=time.monotonic)
@@ -495,7 +492,13 @@ def test_table_on_the_pad_is_assigned_or_the_latest_active(rigs: Callable[..., R
 
 def test_unreadable_die_asks_the_phone_and_serves_the_photo(tmp_path: Path) -> None:
     app = create_app(
-        Config(data_dir=tmp_path, pin=PIN, camera="none", pin_scrypt_n=2**4, clock=_wall_clock())
+        Config(
+            data_dir=tmp_path,
+            pin=PIN,
+            camera="none",
+            pin_scrypt_n=2**4,
+            clock=ticking_clock(CLOCK_START),
+        )
     )
     parts = dicepad(app)
     clock = ManualClock()

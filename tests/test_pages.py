@@ -5,11 +5,8 @@ from __future__ import annotations
 
 import csv
 import io
-import itertools
 import json
 import re
-from collections.abc import Iterator
-from datetime import UTC, datetime, timedelta
 from pathlib import Path
 from typing import Any
 
@@ -19,15 +16,12 @@ from flask.testing import FlaskClient
 from hypothesis import given
 from hypothesis import strategies as st
 from markupsafe import escape
+from server_app import AUTH, PIN, create_table
 
 from scoring.actions import Roll
-from server.app import create_app
-from server.config import Config
 from server.pages import board, coach, forms, links, wall
 from server.services import dicepad
 
-PIN = "2468"
-AUTH = {"X-Dicepad-Pin": PIN}
 DATA = Path(__file__).parent / "data"
 JPEG = b"\xff\xd8\xff\xe0a-roll"
 EVIL = '<script>alert("x")</script>'
@@ -42,37 +36,8 @@ SCRIPTS: dict[str, tuple[dict[str, Any], str, int]] = {
 }  # fmt: skip
 
 
-def _clock() -> Any:
-    n = itertools.count()
-    return lambda: datetime(2026, 11, 21, 21, 0, tzinfo=UTC) + timedelta(seconds=next(n))
-
-
-@pytest.fixture
-def app(tmp_path: Path) -> Iterator[Flask]:
-    a = create_app(
-        Config(
-            data_dir=tmp_path,
-            pin=PIN,
-            camera="none",
-            pin_scrypt_n=2**4,
-            clock=_clock(),
-            keepalive_seconds=0.2,
-        )
-    )
-    yield a
-    dicepad(a).close()
-
-
-@pytest.fixture
-def client(app: Flask) -> FlaskClient:
-    return app.test_client()
-
-
 def new_table(client: FlaskClient, game: str, **lineup: Any) -> str:
-    r = client.post("/api/tables", json={"game": game, **lineup}, headers=AUTH)
-    assert r.status_code == 201, r.json
-    table: str = r.json["table"]  # type: ignore[index]
-    return table
+    return create_table(client, {"game": game, **lineup})
 
 
 def act(client: FlaskClient, table: str, action: dict[str, Any], status: int = 201) -> Any:

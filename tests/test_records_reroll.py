@@ -10,12 +10,13 @@ from __future__ import annotations
 
 import itertools
 from collections.abc import Iterator
-from datetime import UTC, datetime, timedelta
+from datetime import UTC, datetime
 from pathlib import Path
 
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
+from server_app import ticking_clock
 
 from scoring.actions import Action, Keep, Reroll, Roll, Undo
 from scoring.errors import IllegalActionError
@@ -29,12 +30,7 @@ JPEG = b"\xff\xd8\xff\xe0a-photo-of-the-pad"
 FIVE_ACES = Roll((1, 1, 1, 1, 1))
 
 
-class TickClock:
-    def __init__(self) -> None:
-        self._n = itertools.count()
-
-    def __call__(self) -> datetime:
-        return datetime(2026, 11, 22, 21, 0, tzinfo=UTC) + timedelta(seconds=next(self._n))
+CLOCK_START = datetime(2026, 11, 22, 21, 0, tzinfo=UTC)
 
 
 class House:
@@ -47,10 +43,10 @@ class House:
     def _open(self) -> None:
         self.store = Store(self.data / "dicepad.sqlite3")
         self.tables = TableService(
-            self.store, Feed(max_clients=4, queue_size=1000), clock=TickClock()
+            self.store, Feed(max_clients=4, queue_size=1000), clock=ticking_clock(CLOCK_START)
         )
         assert self.tables.load() == []
-        self.records = Records(self.store, TickClock())
+        self.records = Records(self.store, ticking_clock(CLOCK_START))
 
     def reopen(self) -> None:
         self.store.close()

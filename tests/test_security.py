@@ -11,29 +11,29 @@ from __future__ import annotations
 
 import hmac
 import io
-import itertools
 import re
 import shutil
 import subprocess
-from collections.abc import Callable, Iterator
-from datetime import UTC, datetime, timedelta
+from collections.abc import Iterator
+from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
 import pytest
+import server_app
 from flask import Flask
 from flask.sessions import SecureCookieSessionInterface
 from flask.testing import FlaskClient
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from markupsafe import escape
+from server_app import FakeMonotonic, create_table, ticking_clock
 from werkzeug.routing import Rule
 
 import server.auth
 from scoring.actions import action_from_json
-from server.app import SECRET_FILE, create_app
+from server.app import SECRET_FILE
 from server.cli import main as dicepad_main
-from server.config import Config
 from server.services import dicepad
 
 REPO = Path(__file__).resolve().parent.parent
@@ -43,34 +43,14 @@ JPEG = b"\xff\xd8\xff\xe0a-roll"
 MARKUP = '<script>alert("x")</script>'
 
 
-class FakeMonotonic:
-    def __init__(self) -> None:
-        self.now = 1000.0
-
-    def __call__(self) -> float:
-        return self.now
-
-
-def _clock() -> Callable[[], datetime]:
-    n = itertools.count()
-    return lambda: datetime(2026, 11, 22, 21, 0, tzinfo=UTC) + timedelta(seconds=next(n))
-
-
 def make_app(data: Path, **overrides: Any) -> Flask:
+    """The test app with this file's PIN and a short keep-alive."""
     settings: dict[str, Any] = {
-        "data_dir": data,
         "pin": PIN,
-        "camera": "none",
-        "pin_scrypt_n": 2**4,
-        "clock": _clock(),
+        "clock": ticking_clock(datetime(2026, 11, 22, 21, 0, tzinfo=UTC)),
         "keepalive_seconds": 0.05,
     }
-    return create_app(Config(**(settings | overrides)))
-
-
-@pytest.fixture
-def clock() -> FakeMonotonic:
-    return FakeMonotonic()
+    return server_app.make_app(data, **(settings | overrides))
 
 
 @pytest.fixture
@@ -80,16 +60,8 @@ def app(tmp_path: Path, clock: FakeMonotonic) -> Iterator[Flask]:
     dicepad(a).close()
 
 
-@pytest.fixture
-def client(app: Flask) -> FlaskClient:
-    return app.test_client()
-
-
 def new_table(client: FlaskClient, **body: Any) -> str:
-    body = {"game": "bolo", "players": ["Ann", "Bob"]} | body
-    r = client.post("/api/tables", json=body, headers=AUTH)
-    assert r.status_code == 201, r.json
-    return str(r.json["table"])  # type: ignore[index]
+    return create_table(client, {"game": "bolo", "players": ["Ann", "Bob"]} | body, AUTH)
 
 
 def page_token(client: FlaskClient, path: str = "/login") -> str:

@@ -2,10 +2,8 @@
 
 from __future__ import annotations
 
-import itertools
 import json
 from collections.abc import Iterator
-from datetime import UTC, datetime, timedelta
 from pathlib import Path
 from typing import Any
 
@@ -14,56 +12,18 @@ from flask import Flask
 from flask.testing import FlaskClient
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
+from server_app import AUTH, create_table, make_app
 
 from scoring.actions import Roll
-from server.app import create_app
-from server.config import Config
 from server.services import dicepad
 
-PIN = "2468"
-AUTH = {"X-Dicepad-Pin": PIN}
 TEAMS = {"A": ["Ann"], "B": ["Bob"]}
 BLOW = {"type": "roll", "dice": [2, 3, 4, 6, 2, 3]}
 JPEG = b"\xff\xd8\xff\xe0a-roll"
 
 
-def _clock() -> Any:
-    n = itertools.count()
-    return lambda: datetime(2026, 11, 21, 21, 0, tzinfo=UTC) + timedelta(seconds=next(n))
-
-
-def make_app(data: Path, **overrides: Any) -> Flask:
-    settings: dict[str, Any] = {
-        "data_dir": data,
-        "pin": PIN,
-        "camera": "none",
-        "pin_scrypt_n": 2**4,  # the product uses 2**14; the tests need speed, not strength
-        "clock": _clock(),
-        "keepalive_seconds": 0.2,
-    }
-    settings.update(overrides)
-    return create_app(Config(**settings))
-
-
-@pytest.fixture
-def app(tmp_path: Path) -> Iterator[Flask]:
-    a = make_app(tmp_path)
-    yield a
-    dicepad(a).close()
-
-
-@pytest.fixture
-def client(app: Flask) -> FlaskClient:
-    return app.test_client()
-
-
 def new_table(client: FlaskClient, **body: Any) -> str:
-    r = client.post(
-        "/api/tables", json={"game": "you-blew-it", "teams": TEAMS} | body, headers=AUTH
-    )
-    assert r.status_code == 201, r.json
-    table: str = r.json["table"]  # type: ignore[index]
-    return table
+    return create_table(client, {"game": "you-blew-it", "teams": TEAMS} | body)
 
 
 def error(r: Any, status: int) -> str:

@@ -10,24 +10,12 @@ from typing import Any
 import pytest
 from flask import Flask
 from flask.testing import FlaskClient
-from test_server_api import AUTH, PIN, TEAMS, error, make_app
+from server_app import AUTH, PIN, FakeMonotonic, make_app
+from test_server_api import TEAMS, error
 
 from server.auth import FailureLimiter, LockedOutError, PinHash, load_or_create_secret
 from server.services import dicepad
 from server.store import Store
-
-
-class FakeMonotonic:
-    def __init__(self) -> None:
-        self.now = 1000.0
-
-    def __call__(self) -> float:
-        return self.now
-
-
-@pytest.fixture
-def clock() -> FakeMonotonic:
-    return FakeMonotonic()
 
 
 @pytest.fixture

@@ -5,16 +5,16 @@ Real games only: the rules engine is never faked.
 
 from __future__ import annotations
 
-import itertools
 import threading
 from collections.abc import Iterator
-from datetime import UTC, datetime, timedelta
+from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
+from server_app import ticking_clock
 
 from scoring.actions import Action, Bank, End, Fix, Keep, Roll, Undo, action_from_json
 from scoring.errors import IllegalActionError
@@ -30,23 +30,16 @@ BLOW = Roll((2, 3, 4, 6, 2, 3))  # no scoring die: always legal when six dice ar
 TEAMS = {"A": ["Ann"], "B": ["Bob"]}
 
 
-class TickClock:
-    """A wall clock that moves one second per reading (distinct, ordered event times)."""
-
-    def __init__(self) -> None:
-        self._n = itertools.count()
-
-    def __call__(self) -> datetime:
-        return datetime(2026, 11, 21, 20, 0, tzinfo=UTC) + timedelta(seconds=next(self._n))
+CLOCK_START = datetime(2026, 11, 21, 20, 0, tzinfo=UTC)
 
 
 class Parts:
     def __init__(self, data: Path) -> None:
         self.store = Store(data / "d.sqlite3")
         self.feed = Feed(max_clients=10, queue_size=1000)
-        self.tables = TableService(self.store, self.feed, clock=TickClock())
+        self.tables = TableService(self.store, self.feed, clock=ticking_clock(CLOCK_START))
         self.problems = self.tables.load()
-        self.records = Records(self.store, TickClock())
+        self.records = Records(self.store, ticking_clock(CLOCK_START))
 
     def close(self) -> None:
         self.store.close()
@@ -102,7 +95,9 @@ def test_bad_source_snapshot_and_table_are_refused(parts: Parts) -> None:
         parts.tables.apply(t, BLOW, source="carrier-pigeon")
     with pytest.raises(SnapshotError, match="JPEG"):
         parts.tables.apply(t, BLOW, source="camera", snapshot=b"\x89PNG....")
-    small = TableService(parts.store, parts.feed, clock=TickClock(), max_snapshot_bytes=10)
+    small = TableService(
+        parts.store, parts.feed, clock=ticking_clock(CLOCK_START), max_snapshot_bytes=10
+    )
     small.load()
     with pytest.raises(SnapshotError, match="at most 10"):
         small.apply(t, BLOW, source="camera", snapshot=JPEG)
