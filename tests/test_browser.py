@@ -14,23 +14,18 @@ from __future__ import annotations
 import json
 import os
 import shutil
-import subprocess
-import sys
 import time
-import urllib.request
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
 import pytest
+from serve_process import PIN, REPO, Server
 
 pytestmark = pytest.mark.browser
 
-REPO = Path(__file__).resolve().parent.parent
 ARTIFACTS = REPO / "artifacts"
 DATA = Path(__file__).parent / "data"
-PIN = "8642"
-SERVE = "import sys; from server.cli import main; sys.exit(main())"
 CHROMIUM = os.environ.get("DICEPAD_CHROMIUM", "/usr/bin/chromium")
 CHROMIUM_ARGS = [
     "--headless",
@@ -58,55 +53,12 @@ GAMES: list[tuple[str, dict[str, Any], dict[str, Any] | None, str, int]] = [
 ]  # fmt: skip
 
 
-class Server:
-    """``dicepad serve`` on a free loopback port, manual entry only."""
-
-    def __init__(self, data: Path, log: Path, *, max_clients: int = 16) -> None:
-        self.log = log
-        env = {k: v for k, v in os.environ.items() if not k.startswith(("NOTIFY_", "WATCH"))}
-        env["DICEPAD_PIN"] = PIN
-        with log.open("w") as out:
-            self.proc = subprocess.Popen(
-                [sys.executable, "-c", SERVE, "serve", "--host", "127.0.0.1", "--port", "0",
-                 "--data", str(data), "--camera", "none", "--max-clients", str(max_clients)],
-                cwd=REPO, env=env, stdout=out, stderr=subprocess.STDOUT,
-            )  # fmt: skip
-        deadline = time.monotonic() + 30
-        while time.monotonic() < deadline:
-            for line in log.read_text().splitlines():
-                if "listening on http://" in line:
-                    self.url = line.split("listening on ", 1)[1].strip()
-                    return
-            if self.proc.poll() is not None:
-                raise AssertionError(f"serve exited: {log.read_text()}")
-            time.sleep(0.05)
-        raise AssertionError(f"serve did not start: {log.read_text()}")
-
-    def call(self, method: str, path: str, body: Any = None) -> Any:
-        data = json.dumps(body).encode() if body is not None else None
-        req = urllib.request.Request(self.url + path, data=data, method=method)
-        req.add_header("X-Dicepad-Pin", PIN)
-        if data is not None:
-            req.add_header("Content-Type", "application/json")
-        with urllib.request.urlopen(req, timeout=10) as resp:
-            return json.loads(resp.read())
-
-    def stop(self) -> None:
-        if self.proc.poll() is None:
-            self.proc.terminate()
-            try:
-                self.proc.wait(timeout=20)
-            except subprocess.TimeoutExpired:
-                self.proc.kill()
-                self.proc.wait(timeout=10)
-
-
 @pytest.fixture(scope="module")
 def server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Server]:
     tmp = tmp_path_factory.mktemp("browser")
-    s = Server(tmp / "data", tmp / "serve.log")
+    s = Server(tmp / "data", tmp / "serve.log", max_clients=16)
     yield s
-    s.stop()
+    s.terminate()
 
 
 @pytest.fixture(scope="module")
@@ -225,7 +177,7 @@ def test_a_phone_refused_by_a_full_feed_follows_by_polling(tmp_path: Path, brows
         first.close()
         second.close(expected=("status of 503",))  # the refused event stream
     finally:
-        small.stop()
+        small.terminate()
 
 
 def test_the_pin_holder_fixes_a_die_is_refused_an_illegal_fix_undoes_and_rerolls(
