@@ -8,6 +8,7 @@ and ordered. The ``app`` and ``client`` fixtures of ``conftest.py`` use it.
 from __future__ import annotations
 
 import itertools
+import json
 from collections.abc import Callable, Mapping
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
@@ -53,6 +54,30 @@ def make_app(data: Path, **overrides: Any) -> Flask:
         "keepalive_seconds": 0.2,
     }
     return create_app(Config(**(settings | overrides)))
+
+
+def sse_events(raw: bytes) -> list[tuple[str, str, Any]]:
+    """(id, event, data) of every Server-Sent Event in ``raw`` (``""`` for no id)."""
+    out = []
+    for block in raw.decode().split("\n\n"):
+        fields = dict(line.split(": ", 1) for line in block.splitlines() if ": " in line)
+        if "event" in fields:
+            out.append((fields.get("id", ""), fields["event"], json.loads(fields["data"])))
+    return out
+
+
+def read_events(response: Any, count: int) -> list[tuple[str, str, Any]]:
+    """At least ``count`` events from a streaming test response, whole events only."""
+    out: list[tuple[str, str, Any]] = []
+    buffer = b""
+    chunks = iter(response.response)
+    while len(out) < count:
+        buffer += next(chunks)
+        cut = buffer.rfind(b"\n\n")
+        if cut >= 0:
+            out.extend(sse_events(buffer[: cut + 2]))
+            buffer = buffer[cut + 2 :]
+    return out
 
 
 def create_table(client: FlaskClient, body: Any, headers: Mapping[str, str] = AUTH) -> str:

@@ -2,29 +2,19 @@
 
 from __future__ import annotations
 
-import json
 import threading
 import time
 
 import pytest
+from server_app import sse_events
 
 from server.feed import KEEPALIVE, Feed, FeedFullError, Stream, sse
-
-
-def _events(chunk: bytes) -> list[tuple[str | None, str, object]]:
-    """Parse SSE bytes into (id, event, data) triples."""
-    out = []
-    for block in chunk.decode().split("\n\n"):
-        fields = dict(line.split(": ", 1) for line in block.splitlines() if ": " in line)
-        if "event" in fields:
-            out.append((fields.get("id"), fields["event"], json.loads(fields["data"])))
-    return out
 
 
 def test_sse_formats_one_event_on_single_lines() -> None:
     raw = sse("state", {"a": "line\nbreak"}, 7)
     assert raw == b'id: 7\nevent: state\ndata: {"a":"line\\nbreak"}\n\n'
-    assert _events(raw) == [("7", "state", {"a": "line\nbreak"})]
+    assert sse_events(raw) == [("7", "state", {"a": "line\nbreak"})]
     assert b"id:" not in sse("entry", [])
 
 

@@ -15,6 +15,7 @@ from typing import Any
 import pytest
 from flask import Flask
 from flask.testing import FlaskClient
+from server_app import read_events, sse_events
 
 from scoring import games
 from scoring.actions import Action, Reveal, Roll
@@ -27,37 +28,14 @@ YBI_BLOW = Roll((2, 3, 4, 6, 2, 3))  # no scoring die: the turn passes, the hist
 BOLO_BLOW = Roll((2, 3, 4, 6, 2))
 
 
-def _events(raw: bytes) -> list[tuple[str, str, Any]]:
-    """(id, event, data) of every event in ``raw``."""
-    out = []
-    for block in raw.decode().split("\n\n"):
-        fields = dict(line.split(": ", 1) for line in block.splitlines() if ": " in line)
-        if "event" in fields:
-            out.append((fields.get("id", ""), fields["event"], json.loads(fields["data"])))
-    return out
-
-
 def _state_message(sub: Subscription) -> tuple[int, dict[str, Any]]:
     """The one message waiting in ``sub``: its size in bytes and its ``state`` event."""
     raw = sub.get(1.0)
     assert raw, "no message on the feed"
     assert sub.get(0) is None  # exactly one message per action
-    ((_, kind, _), (_, kind2, state)) = _events(raw)
+    ((_, kind, _), (_, kind2, state)) = sse_events(raw)
     assert (kind, kind2) == ("entry", "state")
     return len(raw), state
-
-
-def _stream_events(response: Any, count: int) -> list[tuple[str, str, Any]]:
-    out: list[tuple[str, str, Any]] = []
-    buffer = b""
-    chunks = iter(response.response)
-    while len(out) < count:
-        buffer += next(chunks)
-        cut = buffer.rfind(b"\n\n")
-        if cut >= 0:
-            out.extend(_events(buffer[: cut + 2]))
-            buffer = buffer[cut + 2 :]
-    return out
 
 
 def _long_game(
@@ -134,7 +112,7 @@ def test_a_reconnect_starts_with_the_full_table(app: Flask, client: FlaskClient)
         seq = full["seq"]
         headers = {} if missed is None else {"Last-Event-ID": str(seq - missed)}
         r = client.get(f"/api/tables/{table}/events", headers=headers, buffered=False)
-        got = _stream_events(r, 1 + (missed or 0))
+        got = read_events(r, 1 + (missed or 0))
         assert [(i, k) for i, k, _ in got] == [
             *((str(n), "entry") for n in range(seq - (missed or 0) + 1, seq + 1)),
             (str(seq), "state"),
@@ -142,7 +120,7 @@ def test_a_reconnect_starts_with_the_full_table(app: Flask, client: FlaskClient)
         assert got[-1][2] == full  # every round, no marker: the snapshot is the whole table
         assert len(full["state"]["rounds"]) >= 30
         tables.apply(table, YBI_BLOW, source="phone")  # then live, cut to the last round
-        ((_, entry, _), (sid, kind, live)) = _stream_events(r, 2)
+        ((_, entry, _), (sid, kind, live)) = read_events(r, 2)
         assert (entry, sid, kind) == ("entry", str(seq + 1), "state")
         assert live["history_truncated"] is True
         assert len(live["state"]["rounds"]) == 1
@@ -163,7 +141,7 @@ def test_the_snapshot_is_encoded_once_per_change_and_messages_are_shared(app: Fl
     third = d.tables.watch(table)
     fresh = list(itertools.islice(third, 2))[1]
     assert fresh is not snapshots[0]
-    assert _events(fresh)[0][2]["seq"] == 2
+    assert sse_events(fresh)[0][2]["seq"] == 2
     for s in (first, second, third):
         s.close()
 
@@ -177,7 +155,7 @@ def test_a_pad_change_is_sent_cut_too(app: Flask) -> None:
     d.tables.set_pad(table, "on_pad", True)
     raw = sub.get(1.0)
     assert raw
-    ((sid, kind, view),) = _events(raw)
+    ((sid, kind, view),) = sse_events(raw)
     assert (sid, kind, view["pad"], view["history_truncated"]) == (
         "40",
         "state",

@@ -12,7 +12,7 @@ from flask import Flask
 from flask.testing import FlaskClient
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
-from server_app import AUTH, create_table, make_app
+from server_app import AUTH, create_table, make_app, read_events
 
 from scoring.actions import Roll
 from server.services import dicepad
@@ -293,31 +293,16 @@ def test_health_reports_components(app: Flask, client: FlaskClient) -> None:
 # -- the live feed ------------------------------------------------------------------------
 
 
-def _read_events(response: Any, count: int) -> list[tuple[str, str, Any]]:
-    """Read ``count`` SSE events (id, event, data) from a streaming test response."""
-    out: list[tuple[str, str, Any]] = []
-    buffer = b""
-    chunks = iter(response.response)
-    while len(out) < count:
-        buffer += next(chunks)
-        while b"\n\n" in buffer:
-            block, buffer = buffer.split(b"\n\n", 1)
-            lines = dict(x.split(": ", 1) for x in block.decode().splitlines() if ": " in x)
-            if "event" in lines:
-                out.append((lines.get("id", ""), lines["event"], json.loads(lines["data"])))
-    return out
-
-
 def test_events_stream_snapshot_then_live(app: Flask, client: FlaskClient) -> None:
     t = new_table(client)
     r = client.get(f"/api/tables/{t}/events", buffered=False)
     assert r.status_code == 200
     assert r.mimetype == "text/event-stream"
     assert r.headers["Cache-Control"] == "no-cache"
-    ((sid, kind, data),) = _read_events(r, 1)
+    ((sid, kind, data),) = read_events(r, 1)
     assert (sid, kind, data["table"], data["seq"]) == ("0", "state", t, 0)
     client.post(f"/api/tables/{t}/actions", json=BLOW, headers=AUTH)
-    entry, state = _read_events(r, 2)
+    entry, state = read_events(r, 2)
     assert entry[:2] == ("1", "entry")
     assert entry[2]["action"] == BLOW
     assert state[:2] == ("1", "state")
@@ -331,11 +316,11 @@ def test_events_catch_up_after_last_event_id(client: FlaskClient) -> None:
     for _ in range(3):
         client.post(f"/api/tables/{t}/actions", json=BLOW, headers=AUTH)
     r = client.get(f"/api/tables/{t}/events", headers={"Last-Event-ID": "1"}, buffered=False)
-    got = _read_events(r, 3)
+    got = read_events(r, 3)
     assert [(i, k) for i, k, _ in got] == [("2", "entry"), ("3", "entry"), ("3", "state")]
     r.close()
     r = client.get(f"/api/tables/{t}/events?last_event_id=3", buffered=False)
-    assert [k for _, k, _ in _read_events(r, 1)] == ["state"]  # nothing missed
+    assert [k for _, k, _ in read_events(r, 1)] == ["state"]  # nothing missed
     r.close()
     error(client.get(f"/api/tables/{t}/events", headers={"Last-Event-ID": "x"}), 400)
 
@@ -345,7 +330,7 @@ def test_the_feed_is_bounded_503_past_the_limit(tmp_path: Path) -> None:
     client = app.test_client()
     t = new_table(client)
     first = client.get(f"/api/tables/{t}/events", buffered=False)
-    _read_events(first, 1)
+    read_events(first, 1)
     r = client.get(f"/api/tables/{t}/events")
     assert "full" in error(r, 503)
     assert r.headers["Retry-After"]
