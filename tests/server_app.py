@@ -80,6 +80,23 @@ def read_events(response: Any, count: int) -> list[tuple[str, str, Any]]:
     return out
 
 
+def csrf_token(client: FlaskClient) -> str:
+    """The session's CSRF token, as a page that shows a form hands it out."""
+    client.get("/login")
+    with client.session_transaction() as s:
+        found: str = s["csrf"]
+    return found
+
+
+def login(client: FlaskClient) -> str:
+    """Log the phone in with the PIN; the session's fresh CSRF token (for the pages' calls)."""
+    r = client.post("/login", data={"pin": PIN, "csrf": csrf_token(client), "next": "/"})
+    assert r.status_code == 302
+    with client.session_transaction() as s:
+        fresh: str = s["csrf"]
+    return fresh
+
+
 def create_table(client: FlaskClient, body: Any, headers: Mapping[str, str] = AUTH) -> str:
     """``POST /api/tables`` that must succeed; the new table's id."""
     r = client.post("/api/tables", json=body, headers=dict(headers))

@@ -16,7 +16,7 @@ from flask.testing import FlaskClient
 from hypothesis import given
 from hypothesis import strategies as st
 from markupsafe import escape
-from server_app import AUTH, PIN, create_table
+from server_app import AUTH, PIN, create_table, csrf_token, login
 
 from scoring.actions import Roll
 from server.pages import board, coach, forms, links, wall
@@ -53,22 +53,6 @@ def played(client: FlaskClient, game: str, count: int | None = None) -> str:
     for line in (DATA / script).read_text().splitlines()[: count or part]:
         act(client, table, json.loads(line))
     return table
-
-
-def token(client: FlaskClient) -> str:
-    """The session's CSRF token, as a page that shows a form hands it out."""
-    client.get("/login")
-    with client.session_transaction() as s:
-        found: str = s["csrf"]
-    return found
-
-
-def login(client: FlaskClient) -> str:
-    r = client.post("/login", data={"pin": PIN, "csrf": token(client), "next": "/"})
-    assert r.status_code == 302
-    with client.session_transaction() as s:
-        fresh: str = s["csrf"]
-    return fresh
 
 
 def html(r: Any, status: int = 200) -> str:
@@ -305,7 +289,7 @@ def test_login_logout_and_the_controls(client: FlaskClient) -> None:
     table = new_table(client, "you-blew-it", teams={"A": ["Ann"], "B": ["Bob"]})
     act(client, table, {"type": "roll", "dice": [1, 1, 1, 5, 2, 3]})
     assert "Scorekeeper" not in html(client.get(f"/t/{table}"))
-    r = client.post("/login", data={"pin": "9999", "csrf": token(client)})
+    r = client.post("/login", data={"pin": "9999", "csrf": csrf_token(client)})
     assert "wrong PIN" in html(r, 403)
     csrf = login(client)
     page = html(client.get(f"/t/{table}"))
@@ -326,14 +310,14 @@ def test_login_logout_and_the_controls(client: FlaskClient) -> None:
 
 def test_login_only_redirects_within_the_site(client: FlaskClient) -> None:
     for target, expected in (("/records", "/records"), ("//evil.example", "/"), ("http://x", "/")):
-        r = client.post("/login", data={"pin": PIN, "csrf": token(client), "next": target})
+        r = client.post("/login", data={"pin": PIN, "csrf": csrf_token(client), "next": target})
         assert r.headers["Location"] == expected
 
 
 def test_login_lockout_shows_the_wait(client: FlaskClient) -> None:
     for _ in range(5):
-        client.post("/login", data={"pin": "0000", "csrf": token(client)})
-    r = client.post("/login", data={"pin": PIN, "csrf": token(client)})
+        client.post("/login", data={"pin": "0000", "csrf": csrf_token(client)})
+    r = client.post("/login", data={"pin": PIN, "csrf": csrf_token(client)})
     assert "try again in" in html(r, 429)
 
 
@@ -522,7 +506,7 @@ def test_the_pin_holder_hides_a_bogus_entry_and_it_stays_in_the_log(
 def test_hiding_needs_the_pin_holder(app: Flask, client: FlaskClient) -> None:
     _high_roller(app, client)
     rows = dicepad(app).records.high_rollers()
-    r = client.post(f"/records/{rows[0].id}/hide", data={"csrf": token(client)})
+    r = client.post(f"/records/{rows[0].id}/hide", data={"csrf": csrf_token(client)})
     assert r.status_code == 302
     assert r.headers["Location"].startswith("/login")
     assert dicepad(app).records.high_rollers() == rows

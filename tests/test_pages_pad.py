@@ -22,6 +22,7 @@ import pytest
 from flask import Flask
 from flask.testing import FlaskClient
 from markupsafe import escape
+from server_app import AUTH, PIN, create_table, login
 from werkzeug.serving import make_server
 
 from hardware.frames import Frame
@@ -34,8 +35,6 @@ from server.pages import board
 from server.services import dicepad
 from vision.reading import DieFlag, DieReading, Pad, Reading
 
-PIN = "2468"
-AUTH = {"X-Dicepad-Pin": PIN}
 EVIL = '<script>alert("x")</script>'
 
 
@@ -101,28 +100,13 @@ def client(rig: Rig) -> FlaskClient:
 
 
 def new_table(client: FlaskClient, game: str, **lineup: Any) -> str:
-    r = client.post("/api/tables", json={"game": game, **lineup}, headers=AUTH)
-    assert r.status_code == 201, r.json
-    table: str = r.json["table"]  # type: ignore[index]
-    return table
+    return create_table(client, {"game": game, **lineup})
 
 
 def html(r: Any, status: int = 200) -> str:
     assert r.status_code == status, (r.status_code, r.data[:300])
     text: str = r.get_data(as_text=True)
     return text
-
-
-def login(client: FlaskClient) -> str:
-    """Log the phone in; returns the session's CSRF token (for the page's API calls)."""
-    client.get("/login")
-    with client.session_transaction() as s:
-        token = s["csrf"]
-    r = client.post("/login", data={"pin": PIN, "csrf": token, "next": "/"})
-    assert r.status_code == 302
-    with client.session_transaction() as s:
-        fresh: str = s["csrf"]
-    return fresh
 
 
 def shown_pad(part: str) -> Any:
