@@ -42,6 +42,16 @@ DATASETS = ("nellbyler_d6", "matteop65_d6")
 MATCH_FRACTION = 0.6
 MIN_MATCH_PX = {"matteop65_d6": 30.0}
 
+DISPUTED_LABELS: dict[tuple[str, str, tuple[int, int]], int] = {
+    # (data set, photo, label box's rounded x, y) -> the value the photo plainly shows. The same
+    # green die with yellow pips, labelled 2, shows three pips on a diagonal in both photos.
+    ("nellbyler_d6", "IMG_20191209_095954.jpg", (220, 320)): 3,
+    ("nellbyler_d6", "IMG_20191209_100002.jpg", (115, 342)): 3,
+}
+"""Labels that contradict their photo (checked by eye at 4x). The headline figures keep the
+labels as given; a second line scores against what these photos show, so a reader can see how
+much of the gap is the labels'. Never used for training or for choosing parameters."""
+
 
 def default_datasets_dir() -> Path:
     shared = os.environ.get("DICEPAD_SHARED")
@@ -57,6 +67,11 @@ class LabelledDie:
     def center(self) -> tuple[float, float]:
         x, y, w, h = self.bbox
         return (x + w / 2, y + h / 2)
+
+    def shown(self, dataset: str, image: str) -> int:
+        """The value the photo shows: the label, unless it is one of ``DISPUTED_LABELS``."""
+        key = (dataset, image, (round(self.bbox[0]), round(self.bbox[1])))
+        return DISPUTED_LABELS.get(key, self.value)
 
 
 @dataclass(frozen=True)
@@ -105,6 +120,9 @@ class Score:
     extra: int = 0
     right: int = 0
     exact: int = 0
+    right_shown: int = 0  # right against what the photos show (see DISPUTED_LABELS)
+    exact_shown: int = 0
+    disputed: int = 0
     ms: list[float] = field(default_factory=list)
     confusion: dict[tuple[int, int | None], int] = field(default_factory=dict)
     wrong_images: list[str] = field(default_factory=list)
@@ -116,17 +134,22 @@ class Score:
         self.labelled += len(image.dice)
         self.extra += extra
         self.ms.append(ms)
-        all_right = extra == 0
+        all_right = all_shown = extra == 0
         for label, die in pairs:
             read = None if die is None else die.value
+            shown = label.shown(image.dataset, image.name)
             self.found += die is not None
             self.right += read == label.value
+            self.right_shown += read == shown
+            self.disputed += shown != label.value
             all_right &= read == label.value
+            all_shown &= read == shown
             if read != label.value:
                 self.wrong_dice.append((image.path, label, read))
             key = (label.value, read)
             self.confusion[key] = self.confusion.get(key, 0) + 1
         self.exact += all_right
+        self.exact_shown += all_shown
         if not all_right:
             self.wrong_images.append(image.name)
 
@@ -210,6 +233,12 @@ def report(
             f"per-die value accuracy {100 * s['value_accuracy']:.2f} %  "
             f"exact-roll rate {100 * s['exact_roll_rate']:.2f} %"
         )
+        if score.disputed:
+            print(
+                f"against what the photos show ({score.disputed} disputed labels, see"
+                f" DISPUTED_LABELS): per-die {100 * score.right_shown / max(1, s['dice']):.2f} %"
+                f"  exact-roll {100 * score.exact_shown / max(1, s['images']):.2f} %"
+            )
         print(f"ms per frame: median {s['median_ms']:.2f}  p90 {s['p90_ms']:.2f}")
         print(confusion_table(score))
         if show_wrong and score.wrong_images:

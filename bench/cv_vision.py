@@ -88,6 +88,9 @@ def merge(into: dict[str, Score], scores: dict[str, Score]) -> None:
         total.extra += s.extra
         total.right += s.right
         total.exact += s.exact
+        total.right_shown += s.right_shown
+        total.exact_shown += s.exact_shown
+        total.disputed += s.disputed
         total.ms += s.ms
         total.wrong_images += s.wrong_images
         total.wrong_dice += s.wrong_dice

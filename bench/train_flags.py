@@ -295,12 +295,13 @@ def train(
     stacked_weight: float = 1.0,
     ema: float = 0.0,
     contrast: float = 0.0,
+    widths: tuple[int, int, int] = (16, 24, 32),
 ) -> torch.nn.Module:
     """The trained network; with ``ema`` > 0 the exponential moving average of its weights
     (decay ``ema`` per step), which averages out the last epochs' noise at no run-time cost."""
     torch.manual_seed(seed)
     rng = np.random.default_rng(seed)
-    net = Net()
+    net = Net(widths)
     averaged = [p.detach().clone() for p in net.parameters()] if ema > 0 else []
     opt = torch.optim.AdamW(net.parameters(), lr=2e-3, weight_decay=1e-4)
     sched = torch.optim.lr_scheduler.OneCycleLR(
@@ -338,16 +339,17 @@ def train(
 
 class Net(torch.nn.Module):
     """A stride-2 3x3 conv (16 channels), two 3x3 conv blocks (24, 32 channels, each halving),
-    then 64 units: ~2.8 M multiply-adds per die, a third of a millisecond or less on one core."""
+    then 64 units: ~2.8 M multiply-adds per die, a third of a millisecond or less on one core.
+    ``widths`` scales the three convolutions (the ONNX file carries them: no run-time change)."""
 
-    def __init__(self) -> None:
+    def __init__(self, widths: tuple[int, int, int] = (16, 24, 32)) -> None:
         super().__init__()
         layers: list[torch.nn.Module] = [
-            torch.nn.Conv2d(PLANES, 16, 3, stride=2, padding=1),
+            torch.nn.Conv2d(PLANES, widths[0], 3, stride=2, padding=1),
             torch.nn.ReLU(),
         ]
-        width = 16
-        for out in (24, 32):
+        width = widths[0]
+        for out in widths[1:]:
             layers += [
                 torch.nn.Conv2d(width, out, 3, padding=1),
                 torch.nn.ReLU(),
@@ -435,6 +437,9 @@ def main() -> int:
         help="share of cocked dice tilted anywhere on the pad, any way, not on the rail (0.5 "
         "catches them but, at 20 epochs, false-flags 1 %% of flat renders, 5 %% of real dice)",
     )
+    ap.add_argument(
+        "--widths", default="16,24,32", help="channels of the three convolutions (comma-separated)"
+    )
     ap.add_argument("--ema", type=float, default=0.999, help="export the weights' moving average")
     ap.add_argument("--contrast", type=float, default=0.15, help="scale dice's contrast by +-this")
     ap.add_argument(
@@ -473,6 +478,7 @@ def main() -> int:
         stacked_weight=args.stacked_weight,
         ema=args.ema,
         contrast=args.contrast,
+        widths=tuple(int(w) for w in args.widths.split(",")),  # type: ignore[arg-type]
     )
     report(net, xv, yv, tv)
     export(net, args.out)

@@ -1,0 +1,41 @@
+"""The vision benchmark's scoring: labels matched to readings, and disputed labels kept apart.
+
+No photographs needed: the labels and readings are made up here with known truth.
+"""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "bench"))
+
+from bench_vision import DISPUTED_LABELS, LabelledDie, LabelledImage, Score
+
+from vision.reading import DieReading
+
+
+def reading(value: int | None, x: float, y: float) -> DieReading:
+    corners = ((x - 10, y - 10), (x + 10, y - 10), (x + 10, y + 10), (x - 10, y + 10))
+    return DieReading(value, (x, y), corners, 20.0, "green", 0.9)
+
+
+def test_a_disputed_label_counts_against_the_label_and_for_the_photo() -> None:
+    (dataset, name, (x, y)), shown = next(iter(DISPUTED_LABELS.items()))
+    disputed = LabelledDie(2 if shown != 2 else 3, (x, y, 40.0, 40.0))
+    plain = LabelledDie(5, (x + 200, y, 40.0, 40.0))
+    image = LabelledImage(dataset, Path("/nowhere") / name, (disputed, plain))
+    score = Score()
+    score.add(image, [reading(shown, x + 20, y + 20), reading(5, x + 220, y + 20)], 1.0)
+    assert (score.right, score.exact) == (1, 0)  # the headline keeps the label as given
+    assert (score.right_shown, score.exact_shown, score.disputed) == (2, 1, 1)
+
+
+def test_an_undisputed_die_scores_alike_both_ways() -> None:
+    image = LabelledImage(
+        "nellbyler_d6", Path("/nowhere/x.jpg"), (LabelledDie(4, (10.0, 10.0, 40.0, 40.0)),)
+    )
+    score = Score()
+    score.add(image, [reading(3, 30, 30), reading(6, 300, 300)], 1.0)
+    assert (score.right, score.right_shown, score.exact, score.exact_shown) == (0, 0, 0, 0)
+    assert (score.extra, score.disputed) == (1, 0)
