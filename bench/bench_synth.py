@@ -435,7 +435,7 @@ def sheet_of(name: str, tray: bool, quick: bool) -> None:
 
     paths = sorted(folder.glob("*.jpg"))[: 40 if quick else None]
     counts = dict.fromkeys(DieFlag, 0)
-    tiles, dice, no_pad = [], 0, 0
+    tiles, dice, no_pad, either = [], 0, 0, 0
     reads: list[float] = []
     judged: list[float] = []
     for path in paths:
@@ -461,6 +461,7 @@ def sheet_of(name: str, tray: bool, quick: bool) -> None:
             for f in die.flags:
                 counts[f] += 1
             if die.flags & {DieFlag.COCKED, DieFlag.STACKED}:
+                either += 1  # a die leaning on another has both: count it once
                 r = int(max(40, 2.2 * die.size_px))
                 x, y = (int(v) for v in die.center_xy)
                 crop = cv2.copyMakeBorder(marked, r, r, r, r, cv2.BORDER_CONSTANT)[
@@ -484,9 +485,9 @@ def sheet_of(name: str, tray: bool, quick: bool) -> None:
     print("  flags: " + ", ".join(f"{f.value} {n}" for f, n in counts.items()))
     if reads:
         print(f"  {added(reads, judged)}")
-    either = counts[DieFlag.COCKED] + counts[DieFlag.STACKED]
     print(
-        f"  COCKED + STACKED per die read: {either / max(dice, 1):.4f} (upper bound on false flags)"
+        f"  dice flagged COCKED or STACKED: {either}/{dice} = {either / max(dice, 1):.4f}"
+        " (upper bound on false flags)"
     )
     if tiles:
         cols = 8

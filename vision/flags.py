@@ -82,7 +82,7 @@ class FlagParams:
     # operating points: <= 1 % of flat, unstacked dice flagged end to end (see the module doc)
     cocked_threshold: float = 0.81  # model probability from which a die is COCKED
     stacked_threshold: float = 0.95  # probability from which a die touching another is STACKED
-    stacked_alone_threshold: float = 0.96  # ... and from which it is STACKED with no die in reach
+    stacked_alone_threshold: float = 0.99  # ... and from which it is STACKED with no die in reach
     duplicate: float = DUPLICATE  # centre distance (sides) under which two detections are one die
     overlap: float = 0.85  # centre distance (sides) under which two distinct dice overlap
     stack_reach: float = 1.6  # another die within this many sides makes a die "touching"
@@ -113,9 +113,10 @@ class Evidence:
     """The verdicts on one die, as probabilities, and the flags they make.
 
     A die tilted enough to be COCKED with another die in reach is leaning on it, so it is
-    STACKED as well (``FlagParams.lean_is_stack``): on renders that takes dice leaning on a die
-    from 63 % to 72 % STACKED at no cost to flat dice, whose flags it cannot change (it needs
-    COCKED first); the games treat the two flags alike (RULES.md D-16, Y16, B16)."""
+    STACKED as well (``FlagParams.lean_is_stack``): on renders it adds a tenth of the dice
+    leaning on a die to STACKED (with the previous model: 63 -> 72 %) at no cost to flat dice,
+    whose flags it cannot change (it needs COCKED first); the games treat the two flags alike
+    (RULES.md D-16, Y16, B16)."""
 
     cocked: float
     stacked: float
