@@ -162,14 +162,18 @@ def to_samples(images: list[LabelledImage]) -> list[Sample]:
     return out
 
 
-def synth_samples(n: int, rng: np.random.Generator) -> list[Sample]:
+def synth_samples(n: int, rng: np.random.Generator, see_through: float = 0.0) -> list[Sample]:
     """``n`` rendered tables (``vision.synth``: every body/pip colour pair of its styles, flat,
     leaning, stacked and off-pad dice, blur, noise, JPEG, glare) with exact truth. A die's size
     is its top face's axis-aligned extent, as the photos' boxes measure it; dice tilted 20
     degrees or more, or mostly hidden, train the locator but carry no value label (value 0 is
-    never used for them: -1 marks "a die, face not a label")."""
+    never used for them: -1 marks "a die, face not a label"). A ``see_through`` share of the
+    tables also draws from ``synth.TRANSLUCENT_STYLES`` (resin dice whose far pips show)."""
     out = []
+    resin = list(synth.STYLES.values()) + list(synth.TRANSLUCENT_STYLES.values())
     for i in range(n):
+        # drawn only when asked for, so the default stream stays the shipped models' one
+        styles = resin if see_through > 0 and rng.random() < see_through else None
         size = (640, 480) if rng.random() < 0.6 else (640, 640)
         scene = synth.random_scene(
             rng,
@@ -179,6 +183,7 @@ def synth_samples(n: int, rng: np.random.Generator) -> list[Sample]:
             stacked=0.05,
             off_pad=0.1,
             degrade=bool(rng.random() < 0.6),
+            styles=styles,
         )
         shot = synth.render(scene, size=size, rng=rng)
         dice = []
@@ -568,6 +573,12 @@ def main() -> int:
     ap.add_argument("--seed", type=int, default=0)
     ap.add_argument("--only", choices=["locator", "value"])
     ap.add_argument("--synth", type=int, default=800, help="rendered tables in the mix")
+    ap.add_argument(
+        "--see-through",
+        type=float,
+        default=0.0,
+        help="share of rendered tables that may hold translucent resin dice",
+    )
     ap.add_argument("--synth-share", type=float, default=0.25, help="share of batches from renders")
     ap.add_argument("--locator-side", type=int, default=P.locator_long_side_px)
     ap.add_argument("--locator-width", type=int, default=24)
@@ -600,7 +611,9 @@ def main() -> int:
     print({k: len(v) for k, v in by_set.items()}, flush=True)
 
     t0 = time.time()
-    by_set["synth"] = synth_samples(args.synth, np.random.default_rng(args.seed + 1000))
+    by_set["synth"] = synth_samples(
+        args.synth, np.random.default_rng(args.seed + 1000), args.see_through
+    )
     print(f"rendered {args.synth} tables in {time.time() - t0:.0f}s", flush=True)
     share = {name: (1 - args.synth_share) / len(DATASETS) for name in DATASETS}
     share["synth"] = args.synth_share

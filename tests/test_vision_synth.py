@@ -258,3 +258,25 @@ def test_a_scripted_camera_can_change_where_a_thrown_die_lands() -> None:
     assert sorted(d.tilt_deg > 25 for d in rest) == [False, True]
     assert cocked.at(cocked.start_frame)[1]  # still tumbling when it leaves the hand
     assert cocked.at(cocked.start_frame + cocked.frames) == (cocked.final, False)
+
+
+def test_a_resin_die_shows_its_far_pips_faintly_through_the_body() -> None:
+    """A translucent 2 lies on its 5: the 5's centre pip shows through the top face's centre,
+    dimmer than the 2's own pips; the same die in opaque resin shows plain body there."""
+    resin = synth.TRANSLUCENT_STYLES["smoke-white"]
+    opaque = replace(resin, see_through=0.0)
+    grey = {}
+    for style in (resin, opaque):
+        shot = render(one_die(value=2, style=style))
+        (truth,) = shot.truth.dice
+        assert truth.value == 2
+        assert truth.colour == "black"
+        g = cv2.cvtColor(shot.image, cv2.COLOR_BGR2GRAY).astype(int)
+        cx, cy = (round(c) for c in truth.center_xy)
+        (x0, y0), (x2, y2) = truth.corners_xy[0], truth.corners_xy[2]
+        pip = (round(x0 + 0.24 * (x2 - x0)), round(y0 + 0.24 * (y2 - y0)))  # a top-face pip
+        grey[style.see_through > 0] = (int(g[cy, cx]), int(g[pip[1], pip[0]]))
+    (ghost, own), (body, own_opaque) = grey[True], grey[False]
+    assert ghost > body + 15  # the far pip shows ...
+    assert own > ghost + 60  # ... dimly beside the top face's own pips,
+    assert own == pytest.approx(own_opaque, abs=3)  # which stay as crisp as an opaque die's

@@ -49,6 +49,7 @@ BGR = tuple[int, int, int]
 
 __all__ = [
     "STYLES",
+    "TRANSLUCENT_STYLES",
     "Camera",
     "Degrade",
     "DieSpec",
@@ -76,11 +77,16 @@ __all__ = [
 
 @dataclass(frozen=True)
 class DieStyle:
-    """Body and pip colours (BGR) and the plain colour name a reader should report."""
+    """Body and pip colours (BGR) and the plain colour name a reader should report.
+
+    ``see_through`` (0-1) makes the body translucent resin: the pips of the faces turned away
+    from the camera show through it, blurred and dimmed, beside the top face's crisp ones --
+    what real smoky or swirl dice do, and what a reader must not count."""
 
     name: str
     body: BGR
     pips: BGR
+    see_through: float = 0.0
 
 
 STYLES: dict[str, DieStyle] = {
@@ -96,6 +102,18 @@ STYLES: dict[str, DieStyle] = {
         DieStyle("purple", (140, 40, 110), (240, 240, 240)),
     )
 }
+
+
+TRANSLUCENT_STYLES: dict[str, DieStyle] = {
+    "smoke-red": DieStyle("black", (48, 40, 44), (45, 45, 200), 0.55),
+    "smoke-white": DieStyle("black", (55, 50, 50), (225, 225, 225), 0.45),
+    "blue-red": DieStyle("blue", (160, 95, 35), (50, 50, 205), 0.45),
+    "green-yellow": DieStyle("green", (95, 135, 45), (45, 215, 230), 0.4),
+    "red-yellow": DieStyle("red", (45, 35, 175), (60, 205, 225), 0.4),
+    "purple-white": DieStyle("purple", (120, 45, 95), (235, 235, 235), 0.45),
+}
+"""Translucent resin dice (``DieStyle.see_through``), keyed by look; not in the default
+palette (pass them as ``random_scene(styles=...)``)."""
 
 
 @dataclass(frozen=True)
@@ -486,6 +504,9 @@ def _draw_die(
         int(np.clip(d.top_centre[1], 0, proj.h - 1)),
     )
     g = gain[cy, cx]
+    if d.spec.style.see_through > 0:
+        _draw_translucent_die(img, ids, d, proj, light, lighting, g)
+        return
     for value, n, u, v in _FACES:
         n_ = pose.rot @ np.array(n, float)
         fc = pose.centre + n_ * pose.half
@@ -502,6 +523,76 @@ def _draw_die(
             ring = (a + _PIP_R * _CIRCLE[:, :1]) * u_ + (b + _PIP_R * _CIRCLE[:, 1:]) * v_
             pips.append(_fix(proj(fc + pose.half * ring)))
         cv2.fillPoly(img, pips, _shade(d.spec.style.pips, k, g), cv2.LINE_AA, 4)
+
+
+def _face_polys(
+    d: _DieDraw, proj: _Projector, *, facing: bool
+) -> list[tuple[int, npt.NDArray[np.int32], list[npt.NDArray[np.int32]]]]:
+    """(value, outline, pips) of each face turned towards the camera (``facing``)
+    or away from it; a hidden face's pips are drawn a little towards the die's centre, as the
+    resin's refraction pulls them."""
+    pose = d.pose
+    cam = np.array([0.0, 0.0, proj.height])
+    out = []
+    for value, n, u, v in _FACES:
+        n_ = pose.rot @ np.array(n, float)
+        fc = pose.centre + n_ * pose.half
+        if (float(np.dot(n_, cam - fc)) > 0) != facing:
+            continue
+        u_, v_ = pose.rot @ np.array(u, float), pose.rot @ np.array(v, float)
+        outline = _fix(proj(fc + pose.half * (_OUTLINE[:, :1] * u_ + _OUTLINE[:, 1:] * v_)))
+        pull = 1.0 if facing else 0.8
+        pips = []
+        for a, b in _PIPS[value]:
+            ring = (a + _PIP_R * _CIRCLE[:, :1]) * u_ + (b + _PIP_R * _CIRCLE[:, 1:]) * v_
+            pips.append(_fix(proj(pose.centre + pull * (fc + pose.half * ring - pose.centre))))
+        out.append((value, outline, pips))
+    return out
+
+
+def _draw_translucent_die(
+    img: Image,
+    ids: Image,
+    d: _DieDraw,
+    proj: _Projector,
+    light: Vec,
+    lighting: Lighting,
+    g: npt.NDArray[np.float32],
+) -> None:
+    """A resin die: its visible faces' bodies, then the hidden faces' pips showing through
+    (blurred, dimmed, only inside the die's outline), then the visible faces' crisp pips."""
+    pose = d.pose
+    front = _face_polys(d, proj, facing=True)
+    back = _face_polys(d, proj, facing=False)
+
+    def k_of(value: int) -> float:
+        n_ = pose.rot @ _NORMAL[value]
+        return lighting.ambient + (1 - lighting.ambient) * max(0.0, float(np.dot(n_, light)))
+
+    for value, outline, _ in front:
+        cv2.fillPoly(img, [outline], _shade(d.spec.style.body, k_of(value), g), cv2.LINE_AA, 4)
+        cv2.fillPoly(ids, [outline], d.index + 1 if value == d.top_value else 254, cv2.LINE_8, 4)
+    allpts = np.vstack([o for _, o, _ in front]).reshape(-1, 2)
+    x0, y0 = np.maximum(allpts.min(axis=0) // 16 - 2, 0)
+    x1, y1 = np.minimum(allpts.max(axis=0) // 16 + 3, [proj.w, proj.h])
+    if x1 > x0 and y1 > y0:
+        shift = np.array([x0, y0], np.int32) * 16
+        body = np.zeros((y1 - y0, x1 - x0), np.uint8)
+        ghost = np.zeros_like(body)
+        cv2.fillPoly(body, [o - shift for _, o, _ in front], 255, cv2.LINE_AA, 4)
+        for _, _, pips in back:
+            cv2.fillPoly(ghost, [p - shift for p in pips], 255, cv2.LINE_AA, 4)
+        side = float(np.linalg.norm(d.top_corners[1] - d.top_corners[0]))
+        blurred = cv2.GaussianBlur(ghost, (0, 0), max(0.6, 0.06 * side))
+        alpha = d.spec.style.see_through * (
+            blurred.astype(np.float32) * body.astype(np.float32) / (255.0 * 255.0)
+        )
+        colour = np.array(_shade(d.spec.style.pips, 0.75, g), np.float32)
+        region = img[y0:y1, x0:x1].astype(np.float32)
+        region += alpha[:, :, None] * (colour - region)
+        img[y0:y1, x0:x1] = np.clip(region, 0, 255).astype(np.uint8)
+    for value, _, pips in front:
+        cv2.fillPoly(img, pips, _shade(d.spec.style.pips, k_of(value), g), cv2.LINE_AA, 4)
 
 
 def _shadow_poly(d: _DieDraw, proj: _Projector, light: Vec) -> npt.NDArray[np.int32]:
