@@ -174,6 +174,7 @@ def flag_rates(results: Sequence[tuple[DieTruth, frozenset[DieFlag]]]) -> None:
         return f"{k}/{len(xs)} = {k / max(len(xs), 1):.4f}"
 
     print(f"    COCKED recall, tilt >= 15 deg:  {rate(steep, DieFlag.COCKED)}")
+    print(f"    tilted flagged (either flag):   {rate(steep, DieFlag.COCKED, DieFlag.STACKED)}")
     print(f"    STACKED recall:                 {rate(stacked, DieFlag.STACKED)}")
     print(f"      on top of a die:              {rate(on_top, DieFlag.STACKED)}")
     print(f"      leaning against a die:        {rate(leaning, DieFlag.STACKED)}")
@@ -216,6 +217,8 @@ def bench_flags(quick: bool) -> None:
         "degraded": scenes(21, n, degrade=True, **kinds),
         # flat dice side by side, touching, as in a tray (a die beside another is not on it)
         "tray": scenes(22, n, degrade=False, **{**kinds, "n_dice": 6, "spacing": 1.0}),
+        # dice tilted anywhere in the open pad, any way (on a crumb, a coin, a fold of the felt)
+        "open pad": scenes(23, n, degrade=False, **{**kinds, "cocked_anywhere": 1.0}),
     }
     rng = np.random.default_rng(3)
     for label, shots in sets.items():
