@@ -434,7 +434,7 @@ def sheet_of(name: str, tray: bool, quick: bool) -> None:
     if read_roll is None:
         print("  using the labelled boxes as the reader's geometry instead")
     labels = json.loads((folder / "labels.json").read_text())
-    from vision.annotate import annotate
+    from vision.annotate import annotate, contact_sheet
 
     paths = sorted(folder.glob("*.jpg"))[: 40 if quick else None]
     counts = dict.fromkeys(DieFlag, 0)
@@ -493,10 +493,7 @@ def sheet_of(name: str, tray: bool, quick: bool) -> None:
         " (upper bound on false flags)"
     )
     if tiles:
-        cols = 8
-        while len(tiles) % cols:
-            tiles.append(np.zeros_like(tiles[0]))
-        sheet = np.vstack([np.hstack(tiles[i : i + cols]) for i in range(0, len(tiles), cols)])
+        sheet = contact_sheet(tiles, cols=8)
         OUT.mkdir(parents=True, exist_ok=True)
         out = OUT / f"flags_{name.split('_')[0]}.jpg"
         cv2.imwrite(str(out), sheet, [cv2.IMWRITE_JPEG_QUALITY, 85])

@@ -34,6 +34,7 @@ if str(REPO) not in sys.path:
 import cv2  # noqa: E402
 import numpy as np  # noqa: E402
 
+from vision.annotate import contact_sheet  # noqa: E402
 from vision.detect import read_roll  # noqa: E402
 from vision.params import DetectorParams  # noqa: E402
 from vision.reading import DieReading  # noqa: E402
@@ -263,10 +264,8 @@ def error_sheet(score: Score, path: Path, *, tile: int = 96, cols: int = 10) -> 
         tiles.append(crop)
     if not tiles:
         return
-    tiles += [np.zeros_like(tiles[0])] * (-len(tiles) % cols)
-    rows = [np.hstack(tiles[i : i + cols]) for i in range(0, len(tiles), cols)]
     path.parent.mkdir(parents=True, exist_ok=True)
-    cv2.imwrite(str(path), np.vstack(rows))
+    cv2.imwrite(str(path), contact_sheet(tiles, cols))
     print(f"wrote {path} ({len(score.wrong_dice)} dice)")
 
 

@@ -6,10 +6,12 @@ import json
 from pathlib import Path
 
 import cv2
+import numpy as np
 import pytest
 from vision_drawing import draw_die, table
 
 from server.cli import main
+from vision.annotate import contact_sheet
 
 
 @pytest.fixture(scope="module")
@@ -69,3 +71,14 @@ def test_annotate_writes_outlined_copies(
     changed = (cv2.absdiff(written, original).max(axis=2) > 40).sum()
     assert changed > 3 * 4 * 40  # three outlines at least
     capsys.readouterr()
+
+
+def test_a_contact_sheet_lays_tiles_in_rows_and_pads_the_last() -> None:
+    tiles = [np.full((4, 5, 3), k * 20, np.uint8) for k in range(1, 6)]
+    sheet = contact_sheet(tiles, cols=2)
+    assert sheet.shape == (12, 10, 3)  # three rows of two
+    assert sheet[0, 5, 0] == 40  # in reading order
+    assert sheet[4, 0, 0] == 60
+    assert not sheet[8:, 5:].any()  # the missing sixth tile is black
+    with pytest.raises(ValueError, match="at least one tile"):
+        contact_sheet([])

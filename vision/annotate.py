@@ -3,6 +3,8 @@ labelled with its value and flags. Kept apart from detection, which never draws.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+
 import cv2
 import numpy as np
 
@@ -35,3 +37,12 @@ def annotate(frame: np.ndarray, reading: Reading) -> np.ndarray:
         cv2.putText(out, text, org, font, scale, (0, 0, 0), thick + 2, cv2.LINE_AA)
         cv2.putText(out, text, org, font, scale, colour, thick, cv2.LINE_AA)
     return out
+
+
+def contact_sheet(tiles: Sequence[np.ndarray], cols: int = 8) -> np.ndarray:
+    """Equal-sized tiles in rows of ``cols`` (the last row padded black): one image to look
+    through a benchmark's misreads or flags at a glance."""
+    if not tiles:
+        raise ValueError("a contact sheet needs at least one tile")
+    padded = list(tiles) + [np.zeros_like(tiles[0])] * (-len(tiles) % cols)
+    return np.vstack([np.hstack(padded[i : i + cols]) for i in range(0, len(padded), cols)])
