@@ -97,3 +97,34 @@ def test_a_turned_cut_squares_the_face_up_and_fills_the_patch(turn: float) -> No
     assert body.mean() > 0.75, "the face fills the squared-up patch, whatever the turn"
     if abs(turn) > 20:
         assert (cv2.cvtColor(plain.view, cv2.COLOR_BGR2GRAY) > 150).mean() < 0.6
+
+
+def test_a_two_cut_off_centre_reads_as_one_until_looked_at_wider() -> None:
+    """A located centre pulled a quarter side towards a corner without a pip (as side faces
+    pull it on renders) cuts a 2's far pip off at the usual margin: a clean 1. The wider second
+    look at dice read as 1 finds the pip; a real 1 stays a 1."""
+    from vision import synth
+    from vision.detect import _look_wider_at_ones
+    from vision.locate import Candidate
+    from vision.synth import Camera, DieSpec, Lighting, PadStyle, Scene
+
+    p = DetectorParams()
+    nets = load_nets()
+    pad = PadStyle(colour=(40, 110, 30), texture=0.0)
+    light = Lighting(azimuth_deg=0, elevation_deg=90, shadow=0.0, ambient=0.6)
+    for value, expect in ((2, 2), (1, 1)):
+        spec = DieSpec(value, (0.0, 0.0), size_mm=20.0, style=synth.STYLES["green"])
+        shot = synth.render(Scene((spec,), pad, Camera(height_mm=200.0), light))
+        (truth,) = shot.truth.dice
+        side = truth.size_px
+        centre = (truth.center_xy[0] + 0.25 * side, truth.center_xy[1] - 0.25 * side)
+        found = [Candidate(centre, 1.15 * side, 1.0)]
+        cut = cut_die(
+            shot.image, centre, 1.15 * side, p.crop_px, turned=True, margin=p.turned_margin
+        )
+        first = classify(nets.value, [cut.view], views=p.value_views, sure=p.value_sure)
+        assert first[0].value == 1  # the failure: the far pip is outside the cut
+        (again,) = _look_wider_at_ones(shot.image, found, first, nets, p)
+        assert again.value == expect
+    with pytest.raises(ValueError, match="ones_margin"):
+        DetectorParams(ones_margin=1.0)

@@ -19,7 +19,7 @@ from vision.colour import body_colour
 from vision.face import face_side, square_corners
 from vision.flags import DieView, judge_all
 from vision.locate import Candidate, locate
-from vision.nets import U8, load_nets
+from vision.nets import U8, Nets, load_nets
 from vision.params import DetectorParams
 from vision.reading import DieFlag, DieReading, Pad, Reading
 
@@ -88,6 +88,8 @@ def read_roll(
         guesses = classify(
             nets.value, [c.view for c in cuts], views=params.value_views, sure=params.value_sure
         )
+        if params.ones_margin > 0:
+            guesses = _look_wider_at_ones(image, found, guesses, nets, params)
     dice = [
         _geometry(c, cut, g)
         for c, cut, g in zip(found, cuts, guesses, strict=True)
@@ -110,6 +112,44 @@ def read_roll(
     readings.sort(key=lambda d: (d.center_xy[1], d.center_xy[0]))
     h, w = image.shape[:2]
     return Reading(tuple(readings), (w, h))
+
+
+def _look_wider_at_ones(
+    image: U8,
+    found: Sequence[Candidate],
+    guesses: list[ValueGuess],
+    nets: Nets,
+    params: DetectorParams,
+) -> list[ValueGuess]:
+    """Dice read as 1, looked at again cut wider (``DetectorParams.ones_margin``).
+
+    A 2's pips sit in opposite corners; when the located centre is pulled towards a side face
+    the far pip can fall outside the cut and the 2 reads as a clean 1 (no other face loses a
+    pip into another valid face). A wider cut keeps that pip; a 1 stays a 1."""
+    ones = [i for i, g in enumerate(guesses) if g.value == 1]
+    if not ones:
+        return guesses
+    wide = classify(
+        nets.value,
+        [
+            cut_die(
+                image,
+                found[i].center_xy,
+                found[i].size_px * params.crop_scale,
+                params.crop_px,
+                turned=params.turned_patches,
+                margin=params.ones_margin,
+            ).view
+            for i in ones
+        ],
+        views=params.value_views,
+        sure=params.value_sure,
+    )
+    out = list(guesses)
+    for i, g in zip(ones, wide, strict=True):
+        if g.value != 1 and g.not_die <= params.reject_not_die:
+            out[i] = replace(out[i], value=g.value, probability=g.probability)
+    return out
 
 
 def _distinct(found: list[Candidate], min_distance: float) -> list[Candidate]:

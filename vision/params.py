@@ -39,6 +39,12 @@ class DetectorParams:
     """With ``turned_patches``, the side of the value patch over the top face's estimated side
     (fixed by the model): room for a located centre pulled towards a side face."""
 
+    ones_margin: float = 1.4
+    """With ``turned_patches``, a die first read as 1 is cut again at this margin (0: never) and
+    read as what that wider look says if it is not a 1: a 2 whose located centre is pulled
+    towards a side face can lose its far pip from the ``turned_margin`` cut (see
+    ``vision.detect``). 1.4 is within the value network's training scale jitter."""
+
     value_views: int = 4
     """How many turns (1, 2 or 4; by 90 degrees) of an unsure patch the value network sees;
     their probabilities are averaged. More views cost classifier time in proportion."""
@@ -74,3 +80,7 @@ class DetectorParams:
             raise ValueError("crop_px >= 8, crop_scale > 0 and min_center_distance >= 0 needed")
         if not 0.5 <= self.turned_margin <= 2.0:
             raise ValueError(f"turned_margin must be within 0.5..2, got {self.turned_margin}")
+        if self.ones_margin and not self.turned_margin <= self.ones_margin <= 2.0:
+            raise ValueError(
+                f"ones_margin must be 0 or within turned_margin..2, got {self.ones_margin}"
+            )
