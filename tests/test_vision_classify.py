@@ -108,7 +108,7 @@ def test_a_two_cut_off_centre_reads_as_one_until_looked_at_wider() -> None:
     from vision.locate import Candidate
     from vision.synth import Camera, DieSpec, Lighting, PadStyle, Scene
 
-    p = DetectorParams()
+    p = DetectorParams(ones_margin=1.4)
     nets = load_nets()
     pad = PadStyle(colour=(40, 110, 30), texture=0.0)
     light = Lighting(azimuth_deg=0, elevation_deg=90, shadow=0.0, ambient=0.6)
