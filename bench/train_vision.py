@@ -26,6 +26,11 @@ took the reader on renders from 94.0 % to 99.2 % per die (clean) and 95.2 % to 9
 (blur/noise/JPEG) and cleared the drawn-dice gaps of ``tests/test_vision_detect.py``, while the
 photos stayed where they were (nellbyler_d6 95.7 % -> 95.2 % per die, one die; matteop65_d6 99.4
 % -> 100 %); a slimmer 256 px locator missed 3 nellbyler dice instead of 1 and was not kept.
+Tried and not shipped (held-out folds, same locators and steps): a 40 px patch (fold 0:
+nellbyler 97.3 -> 96.8 %) and a 48 px patch at width 16 (95.7 %); half the rendered tables
+with translucent resin dice (``--see-through 0.5``, ``vision.synth.TRANSLUCENT_STYLES``):
+nellbyler folds 0 / 1 / 3 went 97.3 -> 97.9, 97.9 -> 98.4, 97.8 -> 96.6 % (one die better,
+one better, three worse), matteop 100 -> 100, 100 -> 99.4, 98.6 -> 98.6 %.
 
 ``--fold I/K`` trains on every image *not* in fold I (``bench_vision.fold_of``), so the
 benchmark's ``--fold I/K`` scores only photos the models never saw.
