@@ -497,8 +497,6 @@ def _draw_die(
     lighting: Lighting,
     gain: npt.NDArray[np.float32],
 ) -> None:
-    pose = d.pose
-    cam = np.array([0.0, 0.0, proj.height])
     cx, cy = (
         int(np.clip(d.top_centre[0], 0, proj.w - 1)),
         int(np.clip(d.top_centre[1], 0, proj.h - 1)),
@@ -507,22 +505,17 @@ def _draw_die(
     if d.spec.style.see_through > 0:
         _draw_translucent_die(img, ids, d, proj, light, lighting, g)
         return
-    for value, n, u, v in _FACES:
-        n_ = pose.rot @ np.array(n, float)
-        fc = pose.centre + n_ * pose.half
-        if float(np.dot(n_, cam - fc)) <= 0:
-            continue
-        u_, v_ = pose.rot @ np.array(u, float), pose.rot @ np.array(v, float)
-        k = lighting.ambient + (1 - lighting.ambient) * max(0.0, float(np.dot(n_, light)))
-        outline = fc + pose.half * (_OUTLINE[:, :1] * u_ + _OUTLINE[:, 1:] * v_)
-        poly = _fix(proj(outline))
-        cv2.fillPoly(img, [poly], _shade(d.spec.style.body, k, g), cv2.LINE_AA, 4)
-        cv2.fillPoly(ids, [poly], d.index + 1 if value == d.top_value else 254, cv2.LINE_8, 4)
-        pips = []
-        for a, b in _PIPS[value]:
-            ring = (a + _PIP_R * _CIRCLE[:, :1]) * u_ + (b + _PIP_R * _CIRCLE[:, 1:]) * v_
-            pips.append(_fix(proj(fc + pose.half * ring)))
+    for value, outline, pips in _face_polys(d, proj, facing=True):
+        k = _light_factor(d, value, light, lighting)
+        cv2.fillPoly(img, [outline], _shade(d.spec.style.body, k, g), cv2.LINE_AA, 4)
+        cv2.fillPoly(ids, [outline], d.index + 1 if value == d.top_value else 254, cv2.LINE_8, 4)
         cv2.fillPoly(img, pips, _shade(d.spec.style.pips, k, g), cv2.LINE_AA, 4)
+
+
+def _light_factor(d: _DieDraw, value: int, light: Vec, lighting: Lighting) -> float:
+    """How much light the face showing ``value`` gets (ambient plus its share of the light)."""
+    n_ = d.pose.rot @ _NORMAL[value]
+    return lighting.ambient + (1 - lighting.ambient) * max(0.0, float(np.dot(n_, light)))
 
 
 def _face_polys(
@@ -541,11 +534,13 @@ def _face_polys(
             continue
         u_, v_ = pose.rot @ np.array(u, float), pose.rot @ np.array(v, float)
         outline = _fix(proj(fc + pose.half * (_OUTLINE[:, :1] * u_ + _OUTLINE[:, 1:] * v_)))
-        pull = 1.0 if facing else 0.8
         pips = []
         for a, b in _PIPS[value]:
             ring = (a + _PIP_R * _CIRCLE[:, :1]) * u_ + (b + _PIP_R * _CIRCLE[:, 1:]) * v_
-            pips.append(_fix(proj(pose.centre + pull * (fc + pose.half * ring - pose.centre))))
+            pts = fc + pose.half * ring
+            if not facing:  # seen through the resin: pulled towards the centre
+                pts = pose.centre + 0.8 * (pts - pose.centre)
+            pips.append(_fix(proj(pts)))
         out.append((value, outline, pips))
     return out
 
@@ -561,13 +556,11 @@ def _draw_translucent_die(
 ) -> None:
     """A resin die: its visible faces' bodies, then the hidden faces' pips showing through
     (blurred, dimmed, only inside the die's outline), then the visible faces' crisp pips."""
-    pose = d.pose
     front = _face_polys(d, proj, facing=True)
     back = _face_polys(d, proj, facing=False)
 
     def k_of(value: int) -> float:
-        n_ = pose.rot @ _NORMAL[value]
-        return lighting.ambient + (1 - lighting.ambient) * max(0.0, float(np.dot(n_, light)))
+        return _light_factor(d, value, light, lighting)
 
     for value, outline, _ in front:
         cv2.fillPoly(img, [outline], _shade(d.spec.style.body, k_of(value), g), cv2.LINE_AA, 4)
