@@ -497,19 +497,24 @@ def _draw_die(
     lighting: Lighting,
     gain: npt.NDArray[np.float32],
 ) -> None:
+    """The visible faces' bodies, then (resin dice, ``DieStyle.see_through``) the hidden faces'
+    pips showing through the body, then the visible faces' crisp pips."""
     cx, cy = (
         int(np.clip(d.top_centre[0], 0, proj.w - 1)),
         int(np.clip(d.top_centre[1], 0, proj.h - 1)),
     )
     g = gain[cy, cx]
-    if d.spec.style.see_through > 0:
-        _draw_translucent_die(img, ids, d, proj, light, lighting, g)
-        return
-    for value, outline, pips in _face_polys(d, proj, facing=True):
-        k = _light_factor(d, value, light, lighting)
+    resin = d.spec.style.see_through > 0
+    front = [(v, o, p, _light_factor(d, v, light, lighting)) for v, o, p in _face_polys(d, proj)]
+    for value, outline, pips, k in front:
         cv2.fillPoly(img, [outline], _shade(d.spec.style.body, k, g), cv2.LINE_AA, 4)
         cv2.fillPoly(ids, [outline], d.index + 1 if value == d.top_value else 254, cv2.LINE_8, 4)
-        cv2.fillPoly(img, pips, _shade(d.spec.style.pips, k, g), cv2.LINE_AA, 4)
+        if not resin:  # face by face: a face's edge pixels are shared with its neighbour's
+            cv2.fillPoly(img, pips, _shade(d.spec.style.pips, k, g), cv2.LINE_AA, 4)
+    if resin:
+        _show_through(img, d, proj, [o for _, o, _, _ in front], g)
+        for _, _, pips, k in front:
+            cv2.fillPoly(img, pips, _shade(d.spec.style.pips, k, g), cv2.LINE_AA, 4)
 
 
 def _light_factor(d: _DieDraw, value: int, light: Vec, lighting: Lighting) -> float:
@@ -519,7 +524,7 @@ def _light_factor(d: _DieDraw, value: int, light: Vec, lighting: Lighting) -> fl
 
 
 def _face_polys(
-    d: _DieDraw, proj: _Projector, *, facing: bool
+    d: _DieDraw, proj: _Projector, *, facing: bool = True
 ) -> list[tuple[int, npt.NDArray[np.int32], list[npt.NDArray[np.int32]]]]:
     """(value, outline, pips) of each face turned towards the camera (``facing``)
     or away from it; a hidden face's pips are drawn a little towards the die's centre, as the
@@ -545,47 +550,34 @@ def _face_polys(
     return out
 
 
-def _draw_translucent_die(
+def _show_through(
     img: Image,
-    ids: Image,
     d: _DieDraw,
     proj: _Projector,
-    light: Vec,
-    lighting: Lighting,
+    outlines: list[npt.NDArray[np.int32]],
     g: npt.NDArray[np.float32],
 ) -> None:
-    """A resin die: its visible faces' bodies, then the hidden faces' pips showing through
-    (blurred, dimmed, only inside the die's outline), then the visible faces' crisp pips."""
-    front = _face_polys(d, proj, facing=True)
-    back = _face_polys(d, proj, facing=False)
-
-    def k_of(value: int) -> float:
-        return _light_factor(d, value, light, lighting)
-
-    for value, outline, _ in front:
-        cv2.fillPoly(img, [outline], _shade(d.spec.style.body, k_of(value), g), cv2.LINE_AA, 4)
-        cv2.fillPoly(ids, [outline], d.index + 1 if value == d.top_value else 254, cv2.LINE_8, 4)
-    allpts = np.vstack([o for _, o, _ in front]).reshape(-1, 2)
+    """The hidden faces' pips of a resin die, blurred and dimmed, inside its visible outline."""
+    allpts = np.vstack(outlines).reshape(-1, 2)
     x0, y0 = np.maximum(allpts.min(axis=0) // 16 - 2, 0)
     x1, y1 = np.minimum(allpts.max(axis=0) // 16 + 3, [proj.w, proj.h])
-    if x1 > x0 and y1 > y0:
-        shift = np.array([x0, y0], np.int32) * 16
-        body = np.zeros((y1 - y0, x1 - x0), np.uint8)
-        ghost = np.zeros_like(body)
-        cv2.fillPoly(body, [o - shift for _, o, _ in front], 255, cv2.LINE_AA, 4)
-        for _, _, pips in back:
-            cv2.fillPoly(ghost, [p - shift for p in pips], 255, cv2.LINE_AA, 4)
-        side = float(np.linalg.norm(d.top_corners[1] - d.top_corners[0]))
-        blurred = cv2.GaussianBlur(ghost, (0, 0), max(0.6, 0.06 * side))
-        alpha = d.spec.style.see_through * (
-            blurred.astype(np.float32) * body.astype(np.float32) / (255.0 * 255.0)
-        )
-        colour = np.array(_shade(d.spec.style.pips, 0.75, g), np.float32)
-        region = img[y0:y1, x0:x1].astype(np.float32)
-        region += alpha[:, :, None] * (colour - region)
-        img[y0:y1, x0:x1] = np.clip(region, 0, 255).astype(np.uint8)
-    for value, _, pips in front:
-        cv2.fillPoly(img, pips, _shade(d.spec.style.pips, k_of(value), g), cv2.LINE_AA, 4)
+    if x1 <= x0 or y1 <= y0:
+        return
+    shift = np.array([x0, y0], np.int32) * 16
+    body = np.zeros((y1 - y0, x1 - x0), np.uint8)
+    ghost = np.zeros_like(body)
+    cv2.fillPoly(body, [o - shift for o in outlines], 255, cv2.LINE_AA, 4)
+    for _, _, pips in _face_polys(d, proj, facing=False):
+        cv2.fillPoly(ghost, [p - shift for p in pips], 255, cv2.LINE_AA, 4)
+    side = float(np.linalg.norm(d.top_corners[1] - d.top_corners[0]))
+    blurred = cv2.GaussianBlur(ghost, (0, 0), max(0.6, 0.06 * side))
+    alpha = d.spec.style.see_through * (
+        blurred.astype(np.float32) * body.astype(np.float32) / (255.0 * 255.0)
+    )
+    colour = np.array(_shade(d.spec.style.pips, 0.75, g), np.float32)
+    region = img[y0:y1, x0:x1].astype(np.float32)
+    region += alpha[:, :, None] * (colour - region)
+    img[y0:y1, x0:x1] = np.clip(region, 0, 255).astype(np.uint8)
 
 
 def _shadow_poly(d: _DieDraw, proj: _Projector, light: Vec) -> npt.NDArray[np.int32]:
