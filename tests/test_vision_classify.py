@@ -124,7 +124,7 @@ def test_a_two_cut_off_centre_reads_as_one_until_looked_at_wider() -> None:
         )
         first = classify(nets.value, [cut.view], views=p.value_views, sure=p.value_sure)
         assert first[0].value == 1  # the failure: the far pip is outside the cut
-        (again,) = _look_wider_at_ones(shot.image, found, first, nets, p)
+        (again,) = _look_wider_at_ones(shot.image, found, [cut], first, nets, p)
         assert again.value == expect
     with pytest.raises(ValueError, match="ones_margin"):
         DetectorParams(ones_margin=1.0)

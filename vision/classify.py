@@ -55,15 +55,17 @@ def cut_die(
     *,
     turned: bool,
     margin: float = 1.0,
+    angle_deg: float | None = None,
 ) -> DieCut:
     """Cut a die of axis-aligned extent ``extent_px`` and find its face's turn; with ``turned``
     the value network's patch is the top face turned square to the patch and cut to the face's
     side, so the pips land on a grid and a die turned 45 degrees fills the patch like one at 0
     (the axis-aligned cut gives it 30 % fewer pixels per pip, and every turn to learn);
     ``margin`` x the face's side is cut, so a centre pulled towards a side face keeps its pips.
+    ``angle_deg`` is the face's turn when already known (a second cut of the same die).
     """
     patch = die_patch(frame, center_xy, extent_px, out_px)
-    angle = face_angle(patch)
+    angle = face_angle(patch) if angle_deg is None else angle_deg
     if not turned:
         return DieCut(patch, angle, patch)
     side = face_side(extent_px, angle) * margin

@@ -89,7 +89,7 @@ def read_roll(
             nets.value, [c.view for c in cuts], views=params.value_views, sure=params.value_sure
         )
         if params.ones_margin > 0:
-            guesses = _look_wider_at_ones(image, found, guesses, nets, params)
+            guesses = _look_wider_at_ones(image, found, cuts, guesses, nets, params)
     dice = [
         _geometry(c, cut, g)
         for c, cut, g in zip(found, cuts, guesses, strict=True)
@@ -117,6 +117,7 @@ def read_roll(
 def _look_wider_at_ones(
     image: U8,
     found: Sequence[Candidate],
+    cuts: Sequence[DieCut],
     guesses: list[ValueGuess],
     nets: Nets,
     params: DetectorParams,
@@ -139,6 +140,7 @@ def _look_wider_at_ones(
                 params.crop_px,
                 turned=params.turned_patches,
                 margin=params.ones_margin,
+                angle_deg=cuts[i].angle_deg,  # the first cut's: the same axis-aligned patch
             ).view
             for i in ones
         ],
