@@ -99,6 +99,8 @@ LOCATOR_SIDE = [P.locator_long_side_px]  # --locator-side (a list so main() can 
 CROP_PX = [P.crop_px]  # --crop-px
 TURNED = [P.turned_patches]  # --turned / --no-turned
 MARGIN = [P.turned_margin]  # --turned-margin
+MINE_RADIUS = [0.25]  # --mine-radius
+OFF_CENTRE = [0.0]  # --off-centre
 CROP = 128  # locator training crops, locator-input px (multiple of 8)
 PIP_BOX_TO_DIE = 0.75
 
@@ -142,7 +144,7 @@ def mine(samples: list[Sample], models_dir: Path) -> None:
                 if near is None
                 else math.hypot(c.center_xy[0] - near.cx, c.center_xy[1] - near.cy)
             )
-            if near is not None and dist < 0.25 * near.size:
+            if near is not None and dist < MINE_RADIUS[0] * near.size:
                 if near.value < 1:  # a die whose face is not a label (see synth_samples)
                     continue
                 s.located.append(Die(*c.center_xy, c.size_px, near.value))
@@ -479,6 +481,8 @@ def value_batch(
             d = s.located[int(rng.integers(len(s.located)))]
         if r < 0.75:
             jitter = 0.03 if r < 0.25 else 0.06
+            if OFF_CENTRE[0] > 0 and rng.random() < OFF_CENTRE[0]:  # drawn only when asked for
+                jitter = 0.15  # as far off as the locator strays on a die with big side faces
             cx = d.cx + rng.normal(0, jitter * d.size)
             cy = d.cy + rng.normal(0, jitter * d.size)
             label = d.value
@@ -597,6 +601,18 @@ def main() -> int:
     )
     ap.add_argument("--turned-margin", type=float, default=P.turned_margin)
     ap.add_argument(
+        "--mine-radius",
+        type=float,
+        default=0.25,
+        help="locator hits within this many sides of a die teach the value network its crops",
+    )
+    ap.add_argument(
+        "--off-centre",
+        type=float,
+        default=0.0,
+        help="share of die crops cut well off centre (sd 0.15 sides instead of 0.03-0.06)",
+    )
+    ap.add_argument(
         "--hard", type=float, default=0.5, help="weight of the hardest half of each value batch"
     )
     args = ap.parse_args()
@@ -604,6 +620,8 @@ def main() -> int:
     CROP_PX[0] = args.crop_px
     TURNED[0] = args.turned
     MARGIN[0] = args.turned_margin
+    MINE_RADIUS[0] = args.mine_radius
+    OFF_CENTRE[0] = args.off_centre
     torch.set_num_threads(args.threads)
     cv2.setNumThreads(1)
     torch.manual_seed(args.seed)
