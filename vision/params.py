@@ -7,7 +7,9 @@ models that never saw its photos). Pixel sizes are in *frame* pixels unless the 
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
+
+from vision.flags import FlagParams
 
 
 @dataclass(frozen=True)
@@ -64,6 +66,13 @@ class DetectorParams:
 
     off_pad_margin_px: float = 0.0
     """A die centre this many px outside a calibrated pad still counts as on it."""
+
+    flags: FlagParams = field(default_factory=FlagParams)
+    """The COCKED / STACKED operating points and the camera's focal length
+    (``vision.flags.FlagParams``). Their defaults are for a camera straight above the pad, as
+    the product mounts it; a camera looking in at a slant shows the side faces of flat dice and
+    wants a higher ``cocked_threshold`` (0.81 keeps the oblique phone photos of nellbyler_d6 at
+    1.8 % of dice flagged, against 4.1 % at the default; ``bench/bench_synth.py``)."""
 
     models_dir: str | None = None
     """Folder holding ``locator.onnx`` and ``value.onnx``; ``None`` means the shipped models in
