@@ -39,15 +39,15 @@ The operating points are chosen for the bar, where a false flag forces a re-roll
 just rolled while a missed one can still be called from the phone: at most 1 % of flat,
 unstacked dice flagged, end to end through ``read_roll``, on renders of the product's camera
 (straight above the pad; dice apart and side by side). COCKED is then 0.55: recall for tilts of
-15 degrees or more 96.4 / 98.1 / 97.9 % on the clean, degraded and tray scenes with 0 / 0.37 /
+15 degrees or more 96.3 / 97.1 / 97.5 % on the clean, degraded and tray scenes with 0 / 0.37 /
 0.99 % of flat dice flagged (0.81, the earlier point, gave 89.5 / 91.5 / 92.3 % at 0 / 0.37 /
-0.44 %). Real photos taken at a slant show flat dice's side faces as a tilt would: nellbyler_d6's
-phone photos have 4.1 % of dice flagged at 0.55 and 1.8 % at 0.81, some of them really leaning
-on the tray wall; an install whose camera looks in at a slant raises ``cocked_threshold``
-(``vision.params.DetectorParams.flags``). STACKED is the weaker head, and an oblique webcam's
-lone dice look to it like dice on dice (matteop65_d6: 2.5 % of dice flagged with 0.99 for a
-die with none in reach, 6.8 % with 0.95), hence its high thresholds. ``bench/bench_synth.py --only
-flags,sheet`` prints the figures.
+0.44 % with the previous value network). Real photos taken at a slant show flat dice's side
+faces as a tilt would: nellbyler_d6's phone photos have 4.2 % of dice flagged at 0.55 and about
+1.8 % at 0.81, some of them really leaning on the tray wall; an install whose camera looks in
+at a slant raises ``cocked_threshold`` (``vision.params.DetectorParams.flags``). STACKED is the
+weaker head, and an oblique webcam's lone dice look to it like dice on dice (matteop65_d6: 2.5 %
+of dice flagged with 0.99 for a die with none in reach, 6.8 % with 0.95), hence its high
+thresholds. ``bench/bench_synth.py --only flags,sheet`` prints the figures.
 """
 
 from __future__ import annotations
