@@ -36,6 +36,7 @@ import numpy as np  # noqa: E402
 
 from vision.annotate import contact_sheet  # noqa: E402
 from vision.detect import read_roll  # noqa: E402
+from vision.flags import FlagParams  # noqa: E402
 from vision.params import DetectorParams  # noqa: E402
 from vision.reading import DieReading  # noqa: E402
 
@@ -279,21 +280,34 @@ def parse_fold(text: str | None) -> tuple[int, int] | None:
 
 
 def parse_overrides(items: Sequence[str]) -> dict[str, object]:
-    """``["value_views=2", "peak_threshold=0.4"]`` -> typed DetectorParams keyword arguments."""
-    fields = {f.name: f for f in dataclasses.fields(DetectorParams)}
+    """``["value_views=2", "flags.cocked_threshold=0.81"]`` -> typed DetectorParams keyword
+    arguments (``flags.NAME`` sets a field of its ``FlagParams``)."""
     out: dict[str, object] = {}
+    flag_kw: dict[str, object] = {}
     for item in items:
         name, _, text = item.partition("=")
-        if name not in fields or name == "models_dir":
+        owner, _, sub = name.partition(".")
+        if sub and owner == "flags":
+            flag_kw[sub] = _typed(FlagParams(), sub, text, name)
+        elif sub or name in ("models_dir", "flags"):
             raise SystemExit(f"--set: unknown parameter {name!r}")
-        kind = type(getattr(DetectorParams(), name))
-        if kind is bool:
-            if text.lower() not in ("true", "false", "1", "0"):
-                raise SystemExit(f"--set {name}: true or false, got {text!r}")
-            out[name] = text.lower() in ("true", "1")
         else:
-            out[name] = kind(text)
+            out[name] = _typed(DetectorParams(), name, text, name)
+    if flag_kw:
+        out["flags"] = FlagParams(**flag_kw)  # type: ignore[arg-type]
     return out
+
+
+def _typed(defaults: object, field: str, text: str, name: str) -> object:
+    """``text`` as the type of ``defaults.field`` (booleans: true/false/1/0)."""
+    if field not in {f.name for f in dataclasses.fields(defaults)}:  # type: ignore[arg-type]
+        raise SystemExit(f"--set: unknown parameter {name!r}")
+    kind = type(getattr(defaults, field))
+    if kind is bool:
+        if text.lower() not in ("true", "false", "1", "0"):
+            raise SystemExit(f"--set {name}: true or false, got {text!r}")
+        return text.lower() in ("true", "1")
+    return kind(text)
 
 
 def main(argv: Sequence[str] | None = None) -> int:

@@ -10,8 +10,10 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "bench"))
 
-from bench_vision import DISPUTED_LABELS, LabelledDie, LabelledImage, Score
+import pytest
+from bench_vision import DISPUTED_LABELS, LabelledDie, LabelledImage, Score, parse_overrides
 
+from vision.flags import FlagParams
 from vision.reading import DieReading
 
 
@@ -39,3 +41,15 @@ def test_an_undisputed_die_scores_alike_both_ways() -> None:
     score.add(image, [reading(3, 30, 30), reading(6, 300, 300)], 1.0)
     assert (score.right, score.right_shown, score.exact, score.exact_shown) == (0, 0, 0, 0)
     assert (score.extra, score.disputed) == (1, 0)
+
+
+def test_overrides_are_typed_and_reach_the_flags() -> None:
+    kw = parse_overrides(["value_views=2", "turned_patches=false", "flags.cocked_threshold=0.81"])
+    assert kw == {
+        "value_views": 2,
+        "turned_patches": False,
+        "flags": FlagParams(cocked_threshold=0.81),
+    }
+    for bad in ("flags=1", "flags.nope=1", "models_dir=x", "nope=1", "value_views.x=1"):
+        with pytest.raises(SystemExit, match="unknown parameter"):
+            parse_overrides([bad])
