@@ -321,6 +321,7 @@ def test_the_pad_key_follows_the_pad_state_only() -> None:
 # -- in a real browser ------------------------------------------------------------------------
 
 CHROMIUM = os.environ.get("DICEPAD_CHROMIUM", "/usr/bin/chromium")
+LIVE_MS = 10_000  # a live update should take well under a second; generous for a loaded CI machine
 
 
 @pytest.fixture
@@ -366,21 +367,21 @@ def test_a_phone_follows_the_camera_and_puts_its_table_on_the_pad(
         page.click("form.stack button[type=submit]")
         page.wait_for_url(served + "/")
         page.goto(f"{served}/t/{table}")
-        page.wait_for_selector("#live.on", timeout=5000)
+        page.wait_for_selector("#live.on", timeout=LIVE_MS)
         assert "(the pad is on another table)" in page.inner_text("#pad")
 
         rig.camera(CameraState.OFFLINE, "camera offline: no frame for 5 s — check the cable")
-        page.wait_for_selector("#pad.pad-off:has-text('check the cable')", timeout=3000)
+        page.wait_for_selector("#pad.pad-off:has-text('check the cable')", timeout=LIVE_MS)
 
         page.click("#pad-assign")
-        page.wait_for_selector("#pad .here", timeout=3000)
+        page.wait_for_selector("#pad .here", timeout=LIVE_MS)
         assert rig.service.table_on_pad() == table
         assert page.query_selector("#pad-assign") is None
 
         rig.throw(reading(1, 5, None, 3, 3))  # the camera cannot read one die
-        page.wait_for_selector(".pad-notice.notice-confirm img", timeout=3000)
+        page.wait_for_selector(".pad-notice.notice-confirm img", timeout=LIVE_MS)
         page.wait_for_function(
-            "document.querySelector('.pad-notice img').naturalWidth > 0", timeout=3000
+            "document.querySelector('.pad-notice img').naturalWidth > 0", timeout=LIVE_MS
         )
         assert page.get_attribute(".board-part", "data-seq") == "0"  # all without a log entry
         page.screenshot(path=str(tmp_path / "pad-notice.png"), full_page=True)
