@@ -235,6 +235,12 @@ def test_the_second_view_is_taken_only_where_it_can_make_a_flag() -> None:
     sure = (first[:, 0] >= p.cocked_sure) & (first[:, 1] < 2 * p.stacked_threshold - 1)
     assert sure.any()
     assert not again[sure].any()  # sure of a tilt: one look
+    # knowing which dice touch another, a lone die needs the lone threshold's mean: fewer looks
+    told = flags.second_look(model, x, touching=touching)
+    again_told = ~np.isclose(told, first, atol=1e-6).all(axis=1)
+    assert marks(told) == marks(mean)
+    assert again_told.sum() < again.sum()
+    assert not (again_told & ~again).any()
 
 
 def test_a_mirrored_view_is_a_symmetry() -> None:

@@ -39,15 +39,15 @@ The operating points are chosen for the bar, where a false flag forces a re-roll
 just rolled while a missed one can still be called from the phone: at most 1 % of flat,
 unstacked dice flagged, end to end through ``read_roll``, on renders of the product's camera
 (straight above the pad; dice apart and side by side). COCKED is then 0.55: recall for tilts of
-15 degrees or more 96.3 / 97.1 / 97.5 % on the clean, degraded and tray scenes with 0 / 0.37 /
+15 degrees or more 96.4 / 98.1 / 97.9 % on the clean, degraded and tray scenes with 0 / 0.37 /
 0.99 % of flat dice flagged (0.81, the earlier point, gave 89.5 / 91.5 / 92.3 % at 0 / 0.37 /
-0.44 % with the previous value network). Real photos taken at a slant show flat dice's side
-faces as a tilt would: nellbyler_d6's phone photos have 4.2 % of dice flagged at 0.55 and about
-1.8 % at 0.81, some of them really leaning on the tray wall; an install whose camera looks in
-at a slant raises ``cocked_threshold`` (``vision.params.DetectorParams.flags``). STACKED is the
-weaker head, and an oblique webcam's lone dice look to it like dice on dice (matteop65_d6: 2.5 %
-of dice flagged with 0.99 for a die with none in reach, 6.8 % with 0.95), hence its high
-thresholds. ``bench/bench_synth.py --only flags,sheet`` prints the figures.
+0.44 %). Real photos taken at a slant show flat dice's side faces as a tilt would: nellbyler_d6's
+phone photos have 4.1 % of dice flagged at 0.55 and 1.8 % at 0.81, some of them really leaning
+on the tray wall; an install whose camera looks in at a slant raises ``cocked_threshold``
+(``vision.params.DetectorParams.flags``). STACKED is the weaker head, and an oblique webcam's
+lone dice look to it like dice on dice (matteop65_d6: 2.5 % of dice flagged with 0.99 for a
+die with none in reach, 6.8 % with 0.95), hence its high thresholds. ``bench/bench_synth.py --only
+flags,sheet`` prints the figures.
 """
 
 from __future__ import annotations
@@ -481,8 +481,15 @@ def neighbours_of(
 
 def _within(die: DieView, others: Sequence[Neighbour], sides: float) -> bool:
     """Whether one of ``others`` has its centre within ``sides`` sides (of the larger) of die."""
-    return any(
-        math.dist(die.center_xy, o.center_xy) < sides * max(die.side_px, o.side_px) for o in others
+    return _nearest(die, others) < sides
+
+
+def _nearest(die: DieView, others: Sequence[Neighbour]) -> float:
+    """The centre distance from ``die`` to the nearest of ``others``, in sides of the larger of
+    the two (infinite when there is none)."""
+    return min(
+        (math.dist(die.center_xy, o.center_xy) / max(die.side_px, o.side_px, 1e-9) for o in others),
+        default=math.inf,
     )
 
 
@@ -502,19 +509,21 @@ def judge(
         for i, d in enumerate(dice)
     ]
     x = features_all(frame, dice, near, focal_frac=params.focal_frac)
-    p = second_look(model or load_model(), x, params).tolist()
+    gaps = [_nearest(d, nb) for d, nb in zip(dice, near, strict=True)]
+    touching = [g < params.stack_reach for g in gaps]
+    p = second_look(model or load_model(), x, params, touching).tolist()
     return tuple(
-        Evidence(
-            pc,
-            ps,
-            overlapped=_within(d, nb, params.overlap),
-            touching=_within(d, nb, params.stack_reach),
-        )
-        for d, nb, (pc, ps) in zip(dice, near, p, strict=True)
+        Evidence(pc, ps, overlapped=g < params.overlap, touching=t)
+        for g, t, (pc, ps) in zip(gaps, touching, p, strict=True)
     )
 
 
-def second_look(model: FlagModel, x: F32, params: FlagParams = FlagParams()) -> F32:
+def second_look(
+    model: FlagModel,
+    x: F32,
+    params: FlagParams = FlagParams(),
+    touching: Sequence[bool] | None = None,
+) -> F32:
     """The model's verdicts as the mean over ``SYMMETRIES``, where that mean can make a flag.
 
     A mean of two probabilities reaches a threshold t only if the first view's is at least
@@ -525,11 +534,18 @@ def second_look(model: FlagModel, x: F32, params: FlagParams = FlagParams()) -> 
     degraded and tray sets and both photo sets one did: a die that really leans on another,
     which the first view alone flags and the mean would have missed. The other dice keep their
     first view's verdicts. On the tray scenes the second view goes to 16 % of the dice instead
-    of 41 %."""
+    of 41 %. With ``touching`` (per die: another die in reach) each die's STACKED threshold is
+    the one that applies to it; without, the lower one."""
     p = model.predict(x, SYMMETRIES[:1])
     if len(SYMMETRIES) < 2:
         return p
-    stacked = min(params.stacked_threshold, params.stacked_alone_threshold)
+    stacked: float | npt.NDArray[np.float64] = min(
+        params.stacked_threshold, params.stacked_alone_threshold
+    )
+    if touching is not None:
+        stacked = np.where(
+            np.asarray(touching, bool), params.stacked_threshold, params.stacked_alone_threshold
+        )
     cocked = p[:, 0]
     sure = max(params.cocked_sure, params.cocked_threshold)
     need = ((cocked >= 2 * params.cocked_threshold - 1) & (cocked < sure)) | (

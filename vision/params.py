@@ -45,10 +45,9 @@ class DetectorParams:
     """With ``turned_patches``, a die first read as 1 is cut again at this margin (0: never) and
     read as what that wider look says if it is not a 1: a 2 whose located centre is pulled
     towards a side face can lose its far pip from the ``turned_margin`` cut (see
-    ``vision.detect``). 1.4 (within the value network's training scale jitter) read 4 more of
-    3488 clean rendered dice right with the previous value network; the shipped one, trained
-    on such off-centre crops, reads most of those 2s by itself, and 1.4 then reads 1 fewer of
-    3488 clean and 1 fewer of 3583 degraded rendered dice right, for ~0.5 ms a frame: off."""
+    ``vision.detect``). 1.4 (within the value network's training scale jitter) reads 4 more
+    of 3488 clean rendered dice right, one more and one fewer real photo die in held-out
+    folds 0 and 1, and costs ~0.5 ms a frame: off by default for the 10 ms budget."""
 
     value_views: int = 4
     """How many turns (1, 2 or 4; by 90 degrees) of an unsure patch the value network sees;
@@ -73,7 +72,7 @@ class DetectorParams:
     (``vision.flags.FlagParams``). Their defaults are for a camera straight above the pad, as
     the product mounts it; a camera looking in at a slant shows the side faces of flat dice and
     wants a higher ``cocked_threshold`` (0.81 keeps the oblique phone photos of nellbyler_d6 at
-    1.8 % of dice flagged, against 4.2 % at the default; ``bench/bench_synth.py``)."""
+    1.8 % of dice flagged, against 4.1 % at the default; ``bench/bench_synth.py``)."""
 
     models_dir: str | None = None
     """Folder holding ``locator.onnx`` and ``value.onnx``; ``None`` means the shipped models in
