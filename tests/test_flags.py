@@ -210,7 +210,7 @@ def test_the_second_view_is_taken_only_where_it_can_make_a_flag() -> None:
             ]
             rows.append(flags.features_all(shot.image, views, near))
             touching += [
-                flags._within(v, nb, FlagParams().stack_reach)
+                flags._nearest(v, nb) < FlagParams().stack_reach
                 for v, nb in zip(views, near, strict=True)
             ]
     x = np.vstack(rows)

@@ -479,11 +479,6 @@ def neighbours_of(
     ]
 
 
-def _within(die: DieView, others: Sequence[Neighbour], sides: float) -> bool:
-    """Whether one of ``others`` has its centre within ``sides`` sides (of the larger) of die."""
-    return _nearest(die, others) < sides
-
-
 def _nearest(die: DieView, others: Sequence[Neighbour]) -> float:
     """The centre distance from ``die`` to the nearest of ``others``, in sides of the larger of
     the two (infinite when there is none)."""
