@@ -38,10 +38,10 @@ dice wrong of 3488 (clean), 4 to 2 of 3583 (blur/noise/JPEG) and 147 to 129 of 3
 translucent resin dice, but the photos pooled over all five held-out folds went from 98.08 to
 97.56 % per die on nellbyler_d6 (88.2 -> 85.8 % whole rolls; folds 0 / 1 / 2 / 3 / 4: 97.3 /
 98.9 / 98.5 / 97.8 / 98.0 -> 97.3 / 97.9 / 97.3 / 97.8 / 97.5 %) and stayed at 98.91 % on
-matteop65_d6. Retraining fold 0 with the
-shipped recipe read 98.40 % of its nellbyler dice where the shipped CV run read 97.34 %: a
-fold's figure moves a point or so from run to run, so the two recipes are within noise of each
-other on the photos, yet the renders alone did not justify the risk to them.
+matteop65_d6. Retraining fold 0 with the shipped recipe read 98.40 % of its nellbyler dice
+where the shipped CV run read 97.34 %: a fold's figure moves a point or so from run to run, so
+the two recipes are within noise of each other on the photos, yet the renders alone did not
+justify the risk to them.
 
 ``--fold I/K`` trains on every image *not* in fold I (``bench_vision.fold_of``), so the
 benchmark's ``--fold I/K`` scores only photos the models never saw.
