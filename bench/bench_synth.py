@@ -232,7 +232,9 @@ def bench_flags(quick: bool) -> None:
         for shot in shots:
             seen = [d for d in shot.truth.dice if d.visible >= 0.5]
             t = time.perf_counter()
-            ev = flags.judge(shot.image, [view_of(d, rng) for d in seen])
+            views = [view_of(d, rng) for d in seen]
+            values = [d.value for d in seen]
+            ev = flags.judge(shot.image, views, values=values, pad=shot.truth.pad)
             times.append(time.perf_counter() - t)
             results += [(d, e.flags()) for d, e in zip(seen, ev, strict=True)]
         print(

@@ -183,7 +183,8 @@ def _judge_flags(
     """The flags of every die, in order: UNREADABLE and OFF_PAD from the reading and the pad,
     COCKED / STACKED from ``vision.flags`` (all dice of the frame in one batched pass)."""
     views = [DieView(d.candidate.center_xy, d.side_px, d.angle_deg) for d in dice]
-    judged = judge_all(frame, views, params=params.flags)
+    values = [r.value for r in readings]
+    judged = judge_all(frame, views, values=values, pad=pad, params=params.flags)
     out = []
     for reading, marks in zip(readings, judged, strict=True):
         flags = set(marks)
