@@ -17,6 +17,9 @@ import numpy.typing as npt
 MODELS_DIR = Path(__file__).resolve().parent / "models"
 LOCATOR_FILE = "locator.onnx"
 VALUE_FILE = "value.onnx"
+SECOND_VALUE_FILE = "value2.onnx"
+"""An optional second value network, trained differently, asked about the dice the first is
+unsure of (``vision.classify.classify``)."""
 
 LOCATOR_STRIDE = 4
 """Frame-to-heat-map stride of the locator (input px per output cell)."""
@@ -40,6 +43,7 @@ class Nets:
 
     locator: cv2.dnn.Net
     value: cv2.dnn.Net
+    second: cv2.dnn.Net | None = None  # SECOND_VALUE_FILE, when the folder has one
     lock: threading.Lock = field(default_factory=threading.Lock)
 
 
@@ -49,13 +53,19 @@ class ModelMissingError(FileNotFoundError):
 
 @functools.lru_cache(maxsize=8)
 def load_nets(models_dir: str | None = None) -> Nets:
-    """Read (once per folder) the locator and value networks from ``models_dir``."""
+    """Read (once per folder) the locator and value networks from ``models_dir``, and the
+    second value network if the folder has one."""
     folder = MODELS_DIR if models_dir is None else Path(models_dir)
     paths = [folder / LOCATOR_FILE, folder / VALUE_FILE]
     for path in paths:
         if not path.is_file():
             raise ModelMissingError(f"dice model not found: {path}")
-    return Nets(locator=read_onnx(paths[0]), value=read_onnx(paths[1]))
+    second = folder / SECOND_VALUE_FILE
+    return Nets(
+        locator=read_onnx(paths[0]),
+        value=read_onnx(paths[1]),
+        second=read_onnx(second) if second.is_file() else None,
+    )
 
 
 def read_onnx(path: Path) -> cv2.dnn.Net:
