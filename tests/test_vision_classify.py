@@ -4,7 +4,6 @@ unsure first look buys a second one."""
 from __future__ import annotations
 
 import math
-from pathlib import Path
 
 import cv2
 import numpy as np
@@ -129,33 +128,3 @@ def test_a_two_cut_off_centre_reads_as_one_until_looked_at_wider() -> None:
         assert again.value == expect
     with pytest.raises(ValueError, match="ones_margin"):
         DetectorParams(ones_margin=1.0)
-
-
-def test_a_second_network_is_asked_about_the_unsure_patches_only() -> None:
-    """With a ``second`` network, an unsure patch's verdict is the mean of the two networks'
-    means over the views; a sure one keeps the first look. A second network that is the first
-    one changes nothing, which checks the averaging."""
-    net = load_nets().value
-    patches = _patches()
-    alone = classify(net, patches, views=4, sure=0.9)
-    twice = classify(net, patches, views=4, sure=0.9, second=net)
-    assert all(_same(a, b) for a, b in zip(alone, twice, strict=True))
-    one = classify(net, patches, views=1)
-    first = [max(g.probability * (1 - g.not_die), g.not_die) for g in one]
-    single = classify(net, patches, views=1, sure=0.9, second=net)  # one view of each network
-    assert all(_same(s, o) for s, o in zip(single, one, strict=True))
-    assert min(first) < 0.9, "some patch must be unsure for this to test anything"
-
-
-def test_the_second_network_is_loaded_when_its_file_is_there(tmp_path: Path) -> None:
-    from vision.nets import LOCATOR_FILE, MODELS_DIR, SECOND_VALUE_FILE, VALUE_FILE
-
-    for name in (LOCATOR_FILE, VALUE_FILE):
-        (tmp_path / name).write_bytes((MODELS_DIR / name).read_bytes())
-    assert load_nets(str(tmp_path)).second is None
-    two = tmp_path / "two"
-    two.mkdir()
-    for name in (LOCATOR_FILE, VALUE_FILE):
-        (two / name).write_bytes((MODELS_DIR / name).read_bytes())
-    (two / SECOND_VALUE_FILE).write_bytes((MODELS_DIR / VALUE_FILE).read_bytes())
-    assert load_nets(str(two)).second is not None

@@ -88,12 +88,7 @@ def softmax(logits: F32) -> F32:
 
 
 def classify(
-    net: cv2.dnn.Net,
-    patches: Sequence[U8],
-    *,
-    views: int = 1,
-    sure: float = 1.0,
-    second: cv2.dnn.Net | None = None,
+    net: cv2.dnn.Net, patches: Sequence[U8], *, views: int = 1, sure: float = 1.0
 ) -> list[ValueGuess]:
     """One :class:`ValueGuess` per patch (all patches the same size).
 
@@ -102,27 +97,22 @@ def classify(
     mistakes do, so they average out. Only patches whose first look is unsure get the extra
     views -- those whose most probable class (of "not a die" and 1-6) is below ``sure`` -- so
     the clear majority of dice costs one view (``sure=1.0``: every patch gets every view).
-    A ``second`` network, trained differently, sees the unsure patches in as many views, and
-    the two networks' means are averaged: its mistakes are not the first one's.
     """
     if not patches:
         return []
     if views not in (1, 2, 4):
         raise ValueError(f"views must be 1, 2 or 4, got {views}")
     probs = softmax(run(net, to_blob([np.ascontiguousarray(p) for p in patches])))
-    unsure = [i for i, p in enumerate(probs) if float(p.max()) < sure]
-    if unsure and (views > 1 or second is not None):
-        turned = [
-            np.ascontiguousarray(np.rot90(patches[i], k)) for k in range(views) for i in unsure
-        ]
-        mean = probs[unsure]
-        if views > 1:
-            more = softmax(run(net, to_blob(turned[len(unsure) :])))
-            mean = (mean + more.reshape(views - 1, len(unsure), -1).sum(axis=0)) / views
-        if second is not None:
-            other = softmax(run(second, to_blob(turned))).reshape(views, len(unsure), -1)
-            mean = (mean + other.mean(axis=0)) / 2
-        probs[unsure] = mean
+    if views > 1:
+        unsure = [i for i, p in enumerate(probs) if float(p.max()) < sure]
+        if unsure:
+            batch = [
+                np.ascontiguousarray(np.rot90(patches[i], k))
+                for k in range(1, views)
+                for i in unsure
+            ]
+            more = softmax(run(net, to_blob(batch))).reshape(views - 1, len(unsure), -1)
+            probs[unsure] = (probs[unsure] + more.sum(axis=0)) / views
     out = []
     for p in probs:
         faces = p[NOT_A_DIE + 1 :]

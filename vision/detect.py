@@ -85,13 +85,8 @@ def read_roll(
             )
             for c in found
         ]
-        second = nets.second if params.second_opinion else None
         guesses = classify(
-            nets.value,
-            [c.view for c in cuts],
-            views=params.value_views,
-            sure=params.value_sure,
-            second=second,
+            nets.value, [c.view for c in cuts], views=params.value_views, sure=params.value_sure
         )
         if params.ones_margin > 0:
             guesses = _look_wider_at_ones(image, found, cuts, guesses, nets, params)
@@ -151,7 +146,6 @@ def _look_wider_at_ones(
         ],
         views=params.value_views,
         sure=params.value_sure,
-        second=nets.second if params.second_opinion else None,
     )
     out = list(guesses)
     for i, g in zip(ones, wide, strict=True):

@@ -17,9 +17,6 @@ import numpy.typing as npt
 MODELS_DIR = Path(__file__).resolve().parent / "models"
 LOCATOR_FILE = "locator.onnx"
 VALUE_FILE = "value.onnx"
-SECOND_VALUE_FILE = "value2.onnx"
-"""An optional second value network, trained differently, asked about the dice the first is
-unsure of (``vision.classify.classify``)."""
 
 LOCATOR_STRIDE = 4
 """Frame-to-heat-map stride of the locator (input px per output cell)."""
@@ -43,7 +40,6 @@ class Nets:
 
     locator: cv2.dnn.Net
     value: cv2.dnn.Net
-    second: cv2.dnn.Net | None = None  # SECOND_VALUE_FILE, when the folder has one
     lock: threading.Lock = field(default_factory=threading.Lock)
 
 
@@ -53,19 +49,13 @@ class ModelMissingError(FileNotFoundError):
 
 @functools.lru_cache(maxsize=8)
 def load_nets(models_dir: str | None = None) -> Nets:
-    """Read (once per folder) the locator and value networks from ``models_dir``, and the
-    second value network if the folder has one."""
+    """Read (once per folder) the locator and value networks from ``models_dir``."""
     folder = MODELS_DIR if models_dir is None else Path(models_dir)
     paths = [folder / LOCATOR_FILE, folder / VALUE_FILE]
     for path in paths:
         if not path.is_file():
             raise ModelMissingError(f"dice model not found: {path}")
-    second = folder / SECOND_VALUE_FILE
-    return Nets(
-        locator=read_onnx(paths[0]),
-        value=read_onnx(paths[1]),
-        second=read_onnx(second) if second.is_file() else None,
-    )
+    return Nets(locator=read_onnx(paths[0]), value=read_onnx(paths[1]))
 
 
 def read_onnx(path: Path) -> cv2.dnn.Net:

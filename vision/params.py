@@ -57,11 +57,6 @@ class DetectorParams:
     """A patch whose first look gives one class ("not a die" or a value) at least this
     probability (0-1) is not looked at again; 1.0 gives every patch all ``value_views``."""
 
-    second_opinion: bool = True
-    """Whether a patch the value network is unsure of (``value_sure``) is also shown, in as
-    many turns, to the second value network (``vision.nets.SECOND_VALUE_FILE``) when the models
-    folder has one, and the two networks' verdicts averaged."""
-
     reject_not_die: float = 0.25
     """A located candidate is dropped when the classifier's "not a die" probability exceeds this."""
 
