@@ -74,7 +74,7 @@ _ASPECT = {v: math.sqrt(_moment(v, 0) / _moment(v, 1)) for v in (4, 5, 6)}
 pips spread both ways (a 2's and a 3's lie on a line: a tilt along it does not show)."""
 
 
-_SYM_PX = 64  # symmetry patch side, px
+_SYM_PX = 48  # symmetry patch side, px
 _SYM_SPAN = 2.0  # ... in located sides
 _FIT_PX = 80  # fit patch side, px
 _FIT_SPAN = 1.6  # ... in located sides
@@ -139,7 +139,7 @@ def symmetry_centre(frame: U8, center_xy: Point, side_px: float) -> Point:
     lab = cv2.cvtColor(_warp(frame, center_xy, k, _SYM_PX), cv2.COLOR_BGR2LAB).astype(np.float32)
     blur = cv2.GaussianBlur(lab, (0, 0), 0.15 * _SYM_PX / _SYM_SPAN)
     diff = lab - blur
-    ink = np.sqrt(np.sum(diff * diff, axis=2)) * _SYM_WINDOW
+    ink = np.sqrt(np.einsum("ijk,ijk->ij", diff, diff)) * _SYM_WINDOW
     f = np.fft.rfft2(ink, s=(2 * _SYM_PX, 2 * _SYM_PX))
     conv = np.fft.irfft2(f * f, s=(2 * _SYM_PX, 2 * _SYM_PX))  # peaks at twice the centre
     lim = int(0.9 * _SYM_PX / _SYM_SPAN)
@@ -171,7 +171,7 @@ def face_size(
     lab = cv2.cvtColor(_warp(frame, center, k, _FIT_PX), cv2.COLOR_BGR2LAB).astype(np.float32)
     face = np.median(lab[_FR2 < 0.25**2], axis=0)
     diff = lab - face
-    dist = np.sqrt(np.sum(diff * diff, axis=2))
+    dist = np.sqrt(np.einsum("ijk,ijk->ij", diff, diff))
     contrast = float(np.percentile(dist[_FR2 < 0.4**2], 97))
     if contrast < 8.0:  # no pips stand out
         return None
@@ -179,7 +179,7 @@ def face_size(
     # pips are small blobs: a band-pass keeps them and drops the pad around the die
     px = _FIT_PX / _FIT_SPAN
     spots = np.maximum(
-        cv2.GaussianBlur(ink, (0, 0), 0.04 * px) - cv2.GaussianBlur(ink, (0, 0), 0.15 * px), 0.0
+        cv2.GaussianBlur(ink, (0, 0), 0.04 * px) - cv2.GaussianBlur(ink, (31, 31), 0.15 * px), 0.0
     )
     scale, turn = _fit_layout(spots, value)
     s = scale
