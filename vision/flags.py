@@ -35,9 +35,10 @@ and the dice that pass could flag in a second, mirrored one whose verdicts are a
 4-8 % nearer a camera 280-370 mm up, within the reader's spread of sides (the figures are in
 ``bench/bench_synth.py``'s stack cues). So the size is also measured properly, from the pips
 (``vision.pipsize``, about 1 %), for the dice the model leaves unsure (:func:`size_ratios`,
-:meth:`Evidence.larger`): with it, 67 / 73 / 79 % of the rendered dice squarely on another are
+:meth:`Evidence.larger`): with it, 67 / 75 / 75 % of the rendered dice squarely on another are
 caught end to end (56 / 55 / 56 % by the model alone; clean, degraded and tray scenes) and
-STACKED as a whole 76 / 79 / 84 % (70 / 69 / 74 %), with no more flat dice flagged.
+STACKED as a whole 76 / 80 / 83 % (70 / 69 / 74 %), with no more flat dice flagged; from the
+true geometry 78 / 87 / 88 % of the dice on top.
 
 The operating points are chosen for the bar, where a false flag forces a re-roll of every die
 just rolled while a missed one can still be called from the phone: at most 1 % of flat,
@@ -53,8 +54,9 @@ lone dice look to it like dice on dice (matteop65_d6: 2.5 % of dice flagged with
 die with none in reach, 6.8 % with 0.95), hence its high thresholds. At a slant nearer dice
 look larger, too, so the size cue compares a die with a single flat die only where the pad
 shows the camera square on (``vision.pipsize.square_on``), else with two or more that agree
-in size (``FlagParams.size_refs``): that keeps the photos at 4.2 % (nellbyler_d6) and 2.9 %
-(matteop65_d6) of dice flagged, where one flat die anywhere would flag 5.5 % and 7.0 %.
+in size (``FlagParams.size_refs``): that keeps the photos at 4.3 % (nellbyler_d6) and 2.9 %
+(matteop65_d6) of dice flagged (4.1 % and 2.5 % without the size cue; the few it adds are flat
+dice nearer the camera), where one flat die anywhere would flag 5.5 % and 7.0 %.
 ``bench/bench_synth.py --only flags,sheet`` prints the figures.
 """
 
@@ -583,13 +585,13 @@ def size_ratios(
     dice it flags neither COCKED nor STACKED (a
     tilted face looks smaller, a die on a die larger). ``references`` flat dice that agree
     in size are needed (default ``FlagParams.size_refs``). The pips are measured only then, so
-    a frame with no such die costs nothing (``vision.pipsize``: ~0.6 ms a die; on the
-    renders about one frame in six measures any: the flags' mean time rises 10-15 %, their
-    median not at all).
+    a frame with no such die costs nothing (``vision.pipsize``: ~0.5 ms a die; on the
+    renders about one frame in six measures any: the flags' median time hardly moves, their
+    mean rises a tenth or so).
 
     Why: the flat dice's top faces all lie in one plane square to an overhead camera and look
     the same size wherever they are; a die on a die is one die nearer. On renders (overhead,
-    clean / degraded / tray) it adds 11 / 18 / 23 points to the recall of dice squarely on
+    clean / degraded / tray) it adds 11 / 20 / 19 points to the recall of dice squarely on
     another (56 / 55 / 56 % before) and flags no more flat dice. The gate matters: on its own
     the size cue would flag flat dice that one misjudged neighbour makes look large."""
     out: list[float | None] = [None] * len(dice)
