@@ -41,7 +41,12 @@ translucent resin dice, but the photos pooled over all five held-out folds went 
 matteop65_d6. Retraining fold 0 with the shipped recipe read 98.40 % of its nellbyler dice
 where the shipped CV run read 97.34 %: a fold's figure moves a point or so from run to run, so
 the two recipes are within noise of each other on the photos, yet the renders alone did not
-justify the risk to them.
+justify the risk to them. Paired in one later session (same fold locators, all five held-out
+folds, nellbyler_d6 per die / whole rolls): the shipped recipe 97.65 / 85.8 %, the off-centre
+one 97.30 / 85.2 %, and the shipped network with the off-centre one as a second opinion on the
+dice it is unsure of (the mean of both networks' four turns) 97.47 / 85.2 %; matteop65_d6
+98.91 % per die for all three. Neither ships; the shipped recipe itself read 97.65 % that
+session where its first CV run read 98.08 %.
 
 ``--fold I/K`` trains on every image *not* in fold I (``bench_vision.fold_of``), so the
 benchmark's ``--fold I/K`` scores only photos the models never saw.
