@@ -564,8 +564,7 @@ def judge(
     )
     if values is None or params.size_ratio == 0.0:
         return evidence
-    refs = 1 if pipsize.square_on(pad) else params.size_refs
-    ratios = size_ratios(frame, dice, values, evidence, params, references=refs)
+    ratios = size_ratios(frame, dice, values, evidence, params, pad=pad)
     return tuple(replace(e, size_ratio=r) for e, r in zip(evidence, ratios, strict=True))
 
 
@@ -576,18 +575,19 @@ def size_ratios(
     evidence: Sequence[Evidence],
     params: FlagParams = FlagParams(),
     *,
+    pad: Pad | None = None,
     references: int | None = None,
 ) -> list[float | None]:
     """Each die's top-face side over the flat dice's, measured from the pips, where it can
     matter: for the dice that look alone (no other die in reach: a die squarely on another
     hides it; one beside another is judged by the model at its lower threshold) which the
     model does not flag STACKED but gives at least ``FlagParams.size_gate``, against the other
-    dice it flags neither COCKED nor STACKED (a
-    tilted face looks smaller, a die on a die larger). ``references`` flat dice that agree
-    in size are needed (default ``FlagParams.size_refs``). The pips are measured only then, so
-    a frame with no such die costs nothing (``vision.pipsize``: ~0.5 ms a die; on the
-    renders about one frame in six measures any: the flags' median time hardly moves, their
-    mean rises a tenth or so).
+    dice it flags neither COCKED nor STACKED (a tilted face looks smaller, a die on a die
+    larger). ``references`` flat dice that agree in size are needed (by default one when the
+    ``pad`` shows the camera square on, else ``FlagParams.size_refs``). The pips are measured
+    only then, so a frame with no such die costs nothing (``vision.pipsize``: ~0.5 ms a die;
+    on the renders about one frame in six measures any: the flags' median time hardly moves,
+    their mean rises a tenth or so).
 
     Why: the flat dice's top faces all lie in one plane square to an overhead camera and look
     the same size wherever they are; a die on a die is one die nearer. On renders (overhead,
@@ -619,7 +619,10 @@ def size_ratios(
             sizes[k] = pipsize.face_size(frame, d.center_xy, d.side_px, values[k])
         return sizes[k]
 
-    need = params.size_refs if references is None else references
+    if references is not None:
+        need = references
+    else:  # only now: most frames have no die to measure
+        need = 1 if pipsize.square_on(pad) else params.size_refs
     for i in want:
         near = [
             j
