@@ -519,11 +519,12 @@ def neighbours_of(
 ) -> list[Neighbour]:
     """The other dice as the model's neighbours, leaving out detections of this same die (a
     die cannot rest on or against itself; the model was trained without them)."""
-    return [
-        Neighbour(o.center_xy, o.side_px)
-        for o in others
-        if math.dist(die.center_xy, o.center_xy) >= duplicate * max(die.side_px, o.side_px)
-    ]
+    return [Neighbour(o.center_xy, o.side_px) for o in others if _distinct(die, o, duplicate)]
+
+
+def _distinct(die: DieView, other: DieView, duplicate: float) -> bool:
+    """Whether ``other`` is another die, not a second detection of ``die``."""
+    return math.dist(die.center_xy, other.center_xy) >= duplicate * max(die.side_px, other.side_px)
 
 
 def _nearest(die: DieView, others: Sequence[Neighbour]) -> float:
@@ -624,13 +625,7 @@ def size_ratios(
     else:  # only now: most frames have no die to measure
         need = 1 if pipsize.square_on(pad) else params.size_refs
     for i in want:
-        near = [
-            j
-            for j in flat
-            if j != i
-            and math.dist(dice[i].center_xy, dice[j].center_xy)
-            >= params.duplicate * max(dice[i].side_px, dice[j].side_px)
-        ]
+        near = [j for j in flat if j != i and _distinct(dice[i], dice[j], params.duplicate)]
         if len(near) < need:  # too few to compare with, consistent or not: measure nothing
             continue
         near.sort(key=lambda j: math.dist(dice[i].center_xy, dice[j].center_xy))
@@ -644,8 +639,7 @@ def size_ratios(
             if other is None or not other.consistent:
                 continue
             others.append(other)
-            sides = [o.side_px for o in others]
-            if max(sides) > (1 + params.size_agree) * min(sides):
+            if not pipsize.sizes_agree([o.side_px for o in others], params.size_agree):
                 break
         out[i] = pipsize.size_ratio(mine, others, agree=params.size_agree, at_least=need)
     return out

@@ -252,9 +252,14 @@ def size_ratio(
     if mine is None or not mine.consistent:
         return None
     sides = [r.side_px for r in references if r is not None and r.consistent]
-    if len(sides) < max(at_least, 1) or max(sides) > (1 + agree) * min(sides):
+    if len(sides) < max(at_least, 1) or not sizes_agree(sides, agree):
         return None
     return mine.side_px / statistics.median(sides)
+
+
+def sizes_agree(sides: Sequence[float], within: float) -> bool:
+    """Whether the largest of ``sides`` is within ``within`` (a fraction) of the smallest."""
+    return max(sides) <= (1 + within) * min(sides)
 
 
 def square_on(pad: Pad | None, tolerance: float = 0.03) -> bool:
