@@ -9,6 +9,7 @@ name (``vision.colour``); :func:`_judge_flags` decides the flags. Detection neve
 
 from __future__ import annotations
 
+import math
 from collections.abc import Sequence
 from dataclasses import dataclass, replace
 
@@ -88,8 +89,8 @@ def read_roll(
         guesses = classify(
             nets.value, [c.view for c in cuts], views=params.value_views, sure=params.value_sure
         )
-        if params.ones_margin > 0:
-            guesses = _look_wider_at_ones(image, found, cuts, guesses, nets, params)
+        if params.ones_unsure > 0 and params.turned_patches:
+            guesses = _look_again_at_unsure_ones(image, found, cuts, guesses, nets, params)
     dice = [
         _geometry(c, cut, g)
         for c, cut, g in zip(found, cuts, guesses, strict=True)
@@ -114,7 +115,7 @@ def read_roll(
     return Reading(tuple(readings), (w, h))
 
 
-def _look_wider_at_ones(
+def _look_again_at_unsure_ones(
     image: U8,
     found: Sequence[Candidate],
     cuts: Sequence[DieCut],
@@ -122,35 +123,56 @@ def _look_wider_at_ones(
     nets: Nets,
     params: DetectorParams,
 ) -> list[ValueGuess]:
-    """Dice read as 1, looked at again cut wider (``DetectorParams.ones_margin``).
+    """Dice read as 1 without conviction, looked at again with the cut shifted towards each
+    corner of the face (``DetectorParams.ones_unsure``, ``ones_shifts``, ``ones_accept``): a 2
+    when every shift towards one corner reads 2.
 
-    A 2's pips sit in opposite corners; when the located centre is pulled towards a side face
-    the far pip can fall outside the cut and the 2 reads as a clean 1 (no other face loses a
-    pip into another valid face). A wider cut keeps that pip; a 1 stays a 1."""
-    ones = [i for i, g in enumerate(guesses) if g.value == 1]
-    if not ones:
+    The locator's peak on a 2 can sit on one of its pips, a third of a side off the face's
+    centre; the cut then loses the far pip and shows a clean 1. Only a 2 fails that way (a
+    face that loses a pip elsewhere shows a valid face of one pip fewer, not a 1), so only a
+    2 can overrule; a real 1 shifted still shows one pip."""
+    unsure = [
+        i
+        for i, g in enumerate(guesses)
+        if g.value == 1
+        and g.probability < params.ones_unsure
+        and g.not_die <= params.reject_not_die
+    ]
+    if not unsure or not params.ones_shifts:
         return guesses
-    wide = classify(
-        nets.value,
+    corners = ((1, 1), (1, -1), (-1, 1), (-1, -1))
+    looks = []
+    for i in unsure:
+        side = face_side(found[i].size_px, cuts[i].angle_deg)
+        a = math.radians(cuts[i].angle_deg)
+        cos, sin = math.cos(a), math.sin(a)
+        cx, cy = found[i].center_xy
+        for su, sv in corners:
+            for f in params.ones_shifts:
+                u, v = su * f * side, sv * f * side  # along the patch's axes: the face's
+                centre = (cx + u * cos - v * sin, cy + u * sin + v * cos)
+                looks.append(
+                    cut_die(
+                        image,
+                        centre,
+                        found[i].size_px * params.crop_scale,
+                        params.crop_px,
+                        turned=params.turned_patches,
+                        margin=params.turned_margin,
+                        angle_deg=cuts[i].angle_deg,
+                    ).view
+                )
+    again = classify(nets.value, looks, views=params.value_views, sure=params.value_sure)
+    p2 = np.array(
         [
-            cut_die(
-                image,
-                found[i].center_xy,
-                found[i].size_px * params.crop_scale,
-                params.crop_px,
-                turned=params.turned_patches,
-                margin=params.ones_margin,
-                angle_deg=cuts[i].angle_deg,  # the first cut's: the same axis-aligned patch
-            ).view
-            for i in ones
-        ],
-        views=params.value_views,
-        sure=params.value_sure,
-    )
+            g.probability if g.value == 2 and g.not_die <= params.reject_not_die else 0.0
+            for g in again
+        ]
+    ).reshape(len(unsure), len(corners), len(params.ones_shifts))
     out = list(guesses)
-    for i, g in zip(ones, wide, strict=True):
-        if g.value != 1 and g.not_die <= params.reject_not_die:
-            out[i] = replace(out[i], value=g.value, probability=g.probability)
+    for i, by_corner in zip(unsure, p2.mean(axis=2), strict=True):
+        if float(by_corner.max()) >= params.ones_accept:
+            out[i] = replace(out[i], value=2, probability=float(by_corner.max()))
     return out
 
 
