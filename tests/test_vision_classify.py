@@ -104,8 +104,8 @@ def test_a_two_cut_off_centre_reads_as_one_until_looked_at_again() -> None:
     the cut then loses a pip and reads as a 1, unsure. Looking again with the cut shifted
     towards each corner finds the 2; a real 1 looked at again (every 1, here) stays a 1."""
     from vision import synth
-    from vision.detect import _look_again_at_unsure_ones
     from vision.locate import Candidate
+    from vision.relook import unsure_ones
     from vision.synth import Camera, DieSpec, Lighting, PadStyle, Scene
 
     nets = load_nets()
@@ -125,7 +125,7 @@ def test_a_two_cut_off_centre_reads_as_one_until_looked_at_again() -> None:
         )
         first = classify(nets.value, [cut.view], views=p.value_views, sure=p.value_sure)
         found = [Candidate(centre, 1.15 * side, 1.0)]
-        (again,) = _look_again_at_unsure_ones(shot.image, found, [cut], first, nets, p)
+        (again,) = unsure_ones(shot.image, found, [cut], first, nets, p)
         return first[0], again
 
     p = DetectorParams()
@@ -141,7 +141,7 @@ def test_a_two_cut_off_centre_reads_as_one_until_looked_at_again() -> None:
         assert again.value == 1
     off = DetectorParams(ones_unsure=0.0)
     assert looks(2, 0.0, (-0.3, 0.3), off)[1].value == 1
-    with pytest.raises(ValueError, match="ones_shifts"):
-        DetectorParams(ones_shifts=(0.6,))
-    with pytest.raises(ValueError, match="ones_accept"):
-        DetectorParams(ones_accept=1.5)
+    with pytest.raises(ValueError, match="relook_shifts"):
+        DetectorParams(relook_shifts=(0.6,))
+    with pytest.raises(ValueError, match="relook_accept"):
+        DetectorParams(relook_accept=1.5)

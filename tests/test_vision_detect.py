@@ -160,3 +160,30 @@ def test_more_views_read_the_same_values() -> None:
     assert _values_by_position(reading, truth) == [v for _, v in truth]
     with pytest.raises(ValueError, match="value_views"):
         DetectorParams(value_views=3)
+
+
+def test_a_second_peak_on_a_pip_of_a_two_is_not_a_die() -> None:
+    """The locator can put a second, weaker peak on a pip of a 2; cut out alone that pip is a
+    clean 1. It is dropped; a 1 a side away, a 1 stronger than the 2, and a 1 inside a 4 (a
+    cocked 1 whose side face is the stronger detection) are kept."""
+    from vision.classify import ValueGuess
+    from vision.detect import DieGeometry, _without_pips_of_other_dice
+    from vision.locate import Candidate
+
+    def die(value: int, xy: tuple[float, float], score: float) -> DieGeometry:
+        patch = np.zeros((32, 32, 3), np.uint8)
+        corners = ((0.0, 0.0),) * 4
+        guess = ValueGuess(value, 0.95, 0.01)
+        return DieGeometry(Candidate(xy, 52.0, score), patch, 0.0, 40.0, corners, guess)
+
+    two = die(2, (100.0, 100.0), 0.7)
+    pip = die(1, (112.0, 88.0), 0.4)  # 0.42 sides from the 2's centre
+    beside = die(1, (145.0, 100.0), 0.4)  # 1.1 sides away: another die
+    stronger = die(1, (112.0, 88.0), 0.9)
+    assert _without_pips_of_other_dice([two, pip, beside], 0.6) == [two, beside]
+    assert _without_pips_of_other_dice([two, stronger], 0.6) == [two, stronger]
+    assert _without_pips_of_other_dice([two, pip], 0.0) == [two, pip]
+    four = die(4, (100.0, 100.0), 0.7)
+    assert _without_pips_of_other_dice([four, pip], 0.6) == [four, pip]
+    with pytest.raises(ValueError, match="pip_reach"):
+        DetectorParams(pip_reach=1.0)

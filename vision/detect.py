@@ -20,9 +20,10 @@ from vision.colour import body_colour
 from vision.face import face_side, square_corners
 from vision.flags import DieView, judge_all
 from vision.locate import Candidate, locate
-from vision.nets import U8, Nets, load_nets
+from vision.nets import U8, load_nets
 from vision.params import DetectorParams
 from vision.reading import DieFlag, DieReading, Pad, Reading
+from vision.relook import unsure_ones
 
 _DEFAULT = DetectorParams()
 
@@ -89,13 +90,15 @@ def read_roll(
         guesses = classify(
             nets.value, [c.view for c in cuts], views=params.value_views, sure=params.value_sure
         )
-        if params.ones_unsure > 0 and params.turned_patches:
-            guesses = _look_again_at_unsure_ones(image, found, cuts, guesses, nets, params)
+        if params.turned_patches and params.ones_unsure > 0:  # it cuts turned patches
+            guesses = unsure_ones(image, found, cuts, guesses, nets, params)
     dice = [
         _geometry(c, cut, g)
         for c, cut, g in zip(found, cuts, guesses, strict=True)
         if g.not_die <= params.reject_not_die
     ]
+    if params.pip_reach > 0:
+        dice = _without_pips_of_other_dice(dice, params.pip_reach)
     readings = []
     for die in dice:
         value = die.guess.value if die.guess.probability >= params.min_value_confidence else None
@@ -115,65 +118,23 @@ def read_roll(
     return Reading(tuple(readings), (w, h))
 
 
-def _look_again_at_unsure_ones(
-    image: U8,
-    found: Sequence[Candidate],
-    cuts: Sequence[DieCut],
-    guesses: list[ValueGuess],
-    nets: Nets,
-    params: DetectorParams,
-) -> list[ValueGuess]:
-    """Dice read as 1 without conviction, looked at again with the cut shifted towards each
-    corner of the face (``DetectorParams.ones_unsure``, ``ones_shifts``, ``ones_accept``): a 2
-    when every shift towards one corner reads 2.
+def _without_pips_of_other_dice(dice: list[DieGeometry], reach: float) -> list[DieGeometry]:
+    """``dice`` less those read as 1 within ``reach`` face sides of a stronger detection read
+    as 2 (``DetectorParams.pip_reach``): a second locator peak on a pip of that die. Only a
+    2's pip, cut out alone, is a clean 1 (its other pip is 0.74 sides away, outside the cut);
+    a die read as 1 beside a 4 or 6 may be a cocked 1 whose side face is the stronger
+    detection."""
 
-    The locator's peak on a 2 can sit on one of its pips, a third of a side off the face's
-    centre; the cut then loses the far pip and shows a clean 1. Only a 2 fails that way (a
-    face that loses a pip elsewhere shows a valid face of one pip fewer, not a 1), so only a
-    2 can overrule; a real 1 shifted still shows one pip."""
-    unsure = [
-        i
-        for i, g in enumerate(guesses)
-        if g.value == 1
-        and g.probability < params.ones_unsure
-        and g.not_die <= params.reject_not_die
-    ]
-    if not unsure or not params.ones_shifts:
-        return guesses
-    corners = ((1, 1), (1, -1), (-1, 1), (-1, -1))
-    looks = []
-    for i in unsure:
-        side = face_side(found[i].size_px, cuts[i].angle_deg)
-        a = math.radians(cuts[i].angle_deg)
-        cos, sin = math.cos(a), math.sin(a)
-        cx, cy = found[i].center_xy
-        for su, sv in corners:
-            for f in params.ones_shifts:
-                u, v = su * f * side, sv * f * side  # along the patch's axes: the face's
-                centre = (cx + u * cos - v * sin, cy + u * sin + v * cos)
-                looks.append(
-                    cut_die(
-                        image,
-                        centre,
-                        found[i].size_px * params.crop_scale,
-                        params.crop_px,
-                        turned=params.turned_patches,
-                        margin=params.turned_margin,
-                        angle_deg=cuts[i].angle_deg,
-                    ).view
-                )
-    again = classify(nets.value, looks, views=params.value_views, sure=params.value_sure)
-    p2 = np.array(
-        [
-            g.probability if g.value == 2 and g.not_die <= params.reject_not_die else 0.0
-            for g in again
-        ]
-    ).reshape(len(unsure), len(corners), len(params.ones_shifts))
-    out = list(guesses)
-    for i, by_corner in zip(unsure, p2.mean(axis=2), strict=True):
-        if float(by_corner.max()) >= params.ones_accept:
-            out[i] = replace(out[i], value=2, probability=float(by_corner.max()))
-    return out
+    def pip_of(die: DieGeometry, other: DieGeometry) -> bool:
+        return (
+            other is not die
+            and other.guess.value == 2
+            and other.candidate.score > die.candidate.score
+            and math.dist(die.candidate.center_xy, other.candidate.center_xy)
+            < reach * other.side_px
+        )
+
+    return [d for d in dice if d.guess.value != 1 or not any(pip_of(d, o) for o in dice)]
 
 
 def _distinct(found: list[Candidate], min_distance: float) -> list[Candidate]:

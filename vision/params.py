@@ -26,6 +26,14 @@ class DetectorParams:
     min_center_distance: float = 0.45
     """Two detections closer than this fraction of the smaller one's size are the same die."""
 
+    pip_reach: float = 0.6
+    """A detection read as 1 whose centre lies within this many face sides of a stronger
+    detection read as 2 is one of that die's pips, not a die, and is dropped (0: never). The
+    locator can put a second peak on a pip of a 2, and that pip cut out alone is a clean 1.
+    A 2's pips are 0.37 sides from its face's centre, and the located centre can be a fifth of
+    a side off it; another flat die is at least a side away. Held-out photos: 2 of matteop65's
+    8 extra dice; renders: 2 of 6 extra on clean scenes."""
+
     crop_scale: float = 1.0
     """Side of the square patch handed to the value classifier, as a multiple of the die's
     located size (its axis-aligned extent)."""
@@ -44,23 +52,21 @@ class DetectorParams:
     ones_unsure: float = 0.9
     """With ``turned_patches``, a die first read as 1 with a value probability below this
     (0-1; 0: never) is looked at again with its cut shifted towards each corner of its face
-    (``ones_shifts``) and read as 2 if the looks towards one corner say 2 with a mean
-    probability of at least ``ones_accept``. The locator's peak on a 2 can sit on one of its
-    pips, a third of a side off centre, and the cut then loses the far pip: a clean 1 (no
-    other face loses a pip into a valid face of fewer pips but one). A 1 shifted shows one
-    pip still. Clean renders: 11 of 3488 dice misread, 4 with it (seed 10); photos
-    unchanged."""
+    and read as 2 if the looks towards one corner say 2 (``vision.relook.unsure_ones``). The
+    locator's peak on a 2 can sit on one of its pips, a third of a side off centre, and the
+    cut then loses the far pip: a clean 1. Clean renders: 11 of 3488 dice misread, 4 with it
+    (seed 10); photos unchanged."""
 
-    ones_shifts: tuple[float, ...] = (0.2, 0.3)
-    """How far the second looks at an unsure 1 are shifted along each diagonal of its face,
-    in face sides (a 2's pips are 0.37 sides from its centre)."""
+    relook_shifts: tuple[float, ...] = (0.2, 0.3)
+    """How far the second looks at an unsure 1 are shifted towards each corner of its face, in
+    face sides (a 2's pips are 0.37 sides from its centre)."""
 
-    ones_accept: float = 0.85
-    """The mean probability of 2 (0-1) the shifted looks towards one corner must give to
-    overrule the first reading (a look saying anything else counts 0). Taking every shift of a
-    corner, not the best single look, is what keeps real 1s: on 2000 clean renders no 1 read
-    as 2 this way even with every 1 looked at again, where the best single look at 0.9 turns
-    eight 1s into 2s."""
+    relook_accept: float = 0.85
+    """The mean probability of 2 (0-1) the shifted looks towards one corner must give, each
+    sure it is a die (a look saying anything else counts 0), to overrule the first look.
+    Taking every shift towards a corner, not the best single look, is what keeps real 1s: on
+    2000 clean renders no 1 read as 2 this way even with every 1 looked at again, where the
+    best single look at 0.9 turns eight 1s into 2s."""
 
     value_views: int = 4
     """How many turns (1, 2 or 4; by 90 degrees) of an unsure patch the value network sees;
@@ -100,16 +106,20 @@ class DetectorParams:
             "min_value_confidence",
             "value_sure",
             "ones_unsure",
-            "ones_accept",
+            "relook_accept",
         ):
             value = getattr(self, name)
             if not 0.0 <= value <= 1.0:
                 raise ValueError(f"{name} must be within 0..1, got {value}")
         if self.value_views not in (1, 2, 4):
             raise ValueError(f"value_views must be 1, 2 or 4, got {self.value_views}")
+        if not 0.0 <= self.pip_reach <= 0.9:
+            raise ValueError(f"pip_reach must be within 0..0.9 face sides, got {self.pip_reach}")
         if self.crop_px < 8 or self.crop_scale <= 0 or self.min_center_distance < 0:
             raise ValueError("crop_px >= 8, crop_scale > 0 and min_center_distance >= 0 needed")
         if not 0.5 <= self.turned_margin <= 2.0:
             raise ValueError(f"turned_margin must be within 0.5..2, got {self.turned_margin}")
-        if not all(0.0 < s <= 0.5 for s in self.ones_shifts):
-            raise ValueError(f"ones_shifts must be within (0, 0.5] sides, got {self.ones_shifts}")
+        if not all(0.0 < s <= 0.5 for s in self.relook_shifts):
+            raise ValueError(
+                f"relook_shifts must be within (0, 0.5] sides, got {self.relook_shifts}"
+            )

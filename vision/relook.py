@@ -1,0 +1,115 @@
+"""A second look, with the cut shifted, at dice the value network reads as 1 without conviction.
+
+Why: the locator's peak is not always on the top face's centre. On a 2 it can sit on a pip, a
+third of a side off, and the cut around it loses the far pip: a clean 1. Looking again a
+quarter side away towards each corner of the face finds the 2. A corner counts only when every
+shift towards it reads 2 (``DetectorParams.relook_accept``): a single shifted look at a real 1
+can take in a pip of a neighbour or of a side face and read 2.
+
+Tried and not kept: the same search (towards the edges too) for candidates the first look
+narrowly takes for "not a die" (p 0.25-0.6). On flat renders it found 1-2 missed dice per
+3500 and one held-out matteop65 die, but on the flag scenes it also "found" 13 side faces of
+dice tilted 23-40 degrees whose top face the locator missed, read as unflagged dice of the
+wrong value (against 27 right); requiring a consistent pip layout (``vision.pipsize``) of the
+face it found removed those and every gain with them.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Sequence
+from dataclasses import replace
+
+import numpy as np
+
+from vision.classify import DieCut, ValueGuess, classify, cut_die
+from vision.face import face_side
+from vision.locate import Candidate
+from vision.nets import U8, Nets
+from vision.params import DetectorParams
+
+Point = tuple[float, float]
+
+CORNERS = ((1, 1), (1, -1), (-1, 1), (-1, -1))
+"""Directions towards the face's corners, in the face's own axes."""
+
+
+def shifted_centre(
+    center_xy: Point, side_px: float, angle_deg: float, direction: tuple[int, int], shift: float
+) -> Point:
+    """``center_xy`` moved ``shift`` face sides along ``direction`` of a face turned by
+    ``angle_deg`` (the axes of ``vision.classify.cut_die``'s turned patch)."""
+    a = math.radians(angle_deg)
+    u, v = direction[0] * shift * side_px, direction[1] * shift * side_px
+    return (
+        center_xy[0] + u * math.cos(a) - v * math.sin(a),
+        center_xy[1] + u * math.sin(a) + v * math.cos(a),
+    )
+
+
+def _looks(
+    image: U8,
+    found: Sequence[Candidate],
+    cuts: Sequence[DieCut],
+    which: Sequence[int],
+    nets: Nets,
+    params: DetectorParams,
+) -> list[list[list[ValueGuess]]]:
+    """For each die in ``which``, per corner, the guesses of the cuts shifted towards it by
+    each of ``params.relook_shifts`` (all dice in one classifier batch)."""
+    patches = []
+    for i in which:
+        side = face_side(found[i].size_px, cuts[i].angle_deg)
+        for d in CORNERS:
+            for shift in params.relook_shifts:
+                centre = shifted_centre(found[i].center_xy, side, cuts[i].angle_deg, d, shift)
+                cut = cut_die(
+                    image,
+                    centre,
+                    found[i].size_px * params.crop_scale,
+                    params.crop_px,
+                    turned=params.turned_patches,
+                    margin=params.turned_margin,
+                    angle_deg=cuts[i].angle_deg,
+                )
+                patches.append(cut.view)
+    flat = classify(nets.value, patches, views=params.value_views, sure=params.value_sure)
+    k = len(params.relook_shifts)
+    per_die = len(CORNERS) * k
+    return [
+        [flat[n * per_die + j * k : n * per_die + (j + 1) * k] for j in range(len(CORNERS))]
+        for n in range(len(which))
+    ]
+
+
+def unsure_ones(
+    image: U8,
+    found: Sequence[Candidate],
+    cuts: Sequence[DieCut],
+    guesses: Sequence[ValueGuess],
+    nets: Nets,
+    params: DetectorParams,
+) -> list[ValueGuess]:
+    """``guesses`` with the dice read as 1 without conviction (``DetectorParams.ones_unsure``)
+    read as 2 where the shifted looks towards one corner all say 2
+    (``DetectorParams.relook_accept``). Only a 2 loses a pip into a clean 1 (any other face
+    that loses one shows a valid face of one pip fewer), so only a 2 can overrule."""
+    which = [
+        i
+        for i, g in enumerate(guesses)
+        if g.value == 1
+        and g.probability < params.ones_unsure
+        and g.not_die <= params.reject_not_die
+    ]
+    out = list(guesses)
+    if not which or not params.relook_shifts:
+        return out
+
+    def p2(g: ValueGuess) -> float:
+        return g.probability if g.value == 2 and g.not_die <= params.reject_not_die else 0.0
+
+    for i, by_corner in zip(which, _looks(image, found, cuts, which, nets, params), strict=True):
+        best = max(float(np.mean([p2(g) for g in looks])) for looks in by_corner)
+        if best >= params.relook_accept:
+            out[i] = replace(out[i], value=2, probability=best)
+    return out
