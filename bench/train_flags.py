@@ -157,8 +157,11 @@ def reader_samples(
     """Like :func:`samples`, but every die is seen as ``vision.detect.read_roll`` sees it (with
     the reader's networks in ``models``; None: the shipped ones): its detections' centres,
     sides and turns, duplicates and misses included, with the neighbours the run-time hook
-    gets. A detection takes the labels of the visible true die it lies on (within half a
-    side); one on no die is neither cocked nor stacked."""
+    gets. A detection takes the labels of the visible true die it lies on: within half a side
+    of its top face's centre, or within ``SIDE_FACE_REACH`` sides of a tilted or stacked
+    die's (the reader often centres such a die on the side face it shows, and reads that
+    face; labelled flat, those detections taught the model to pass them as flat dice). One on
+    no die is neither cocked nor stacked."""
     from vision import detect
     from vision.params import DetectorParams
 
@@ -187,7 +190,12 @@ def reader_samples(
                 key=lambda d: math.dist(d.center_xy, v.center_xy) / d.size_px,
                 default=None,
             )
-            on = near is not None and math.dist(near.center_xy, v.center_xy) < 0.5 * near.size_px
+            gap = (
+                math.inf if near is None else math.dist(near.center_xy, v.center_xy) / near.size_px
+            )
+            on = near is not None and (
+                gap < 0.5 or (gap < SIDE_FACE_REACH and (near.tilt_deg >= 10.0 or near.stacked))
+            )
             others = neighbours_of(v, [o for j, o in enumerate(views) if j != i])
             xs.append(features(shot.image, v.center_xy, v.side_px, v.angle_deg, neighbours=others))
             if on and near is not None:
@@ -204,8 +212,13 @@ def view_of_reading(r: DieReading) -> DieView:
     return DieView(r.center_xy, r.size_px, top_angle(r.corners_xy))
 
 
+SIDE_FACE_REACH = 1.1
+"""How far (in sides of its top face) from a tilted or stacked die's top-face centre a
+detection still counts as that die: the reader's off-centre detections of dice tilted 23-40
+degrees lie 0.5-1.0 sides from it, on the side face."""
+
 JITTER_VERSION = 2  # bump when the geometry jitter changes: cached samples are stale
-SAMPLES_VERSION = 6  # bump when features or labels change: cached samples are stale
+SAMPLES_VERSION = 7  # bump when features or labels change: cached samples are stale
 
 
 def reader_id(models: str | None) -> str:
