@@ -12,7 +12,9 @@
   from the true geometry (the flags alone) and once end to end through ``read_roll`` (the
   figures the operating points in ``vision.flags.FlagParams`` are chosen on), with the cues
   geometry alone offers for a stack (is the die below or leaned on a detection of its own; is
-  the die on top larger than the frame's other dice, against flat dice's spread); and the time
+  the die on top larger than the frame's other dice, against flat dice's spread), the tilted /
+  stacked dice the reader saw only off their top face (a detection on the side face, which the
+  recalls leave out) and whether they were flagged; and the time
   the flags add to ``read_roll`` (median, as a share of the reader alone). Scenes: clean, degraded,
   and "tray" (six dice, the flat ones side by side and touching).
 - settle: 200 chained rendered throws at 30 fps: throws with exactly one event, latency after
@@ -254,6 +256,7 @@ def bench_flags(quick: bool) -> None:
         return
     for label, shots in sets.items():
         results, missed, reads, judged = [], 0, [], []
+        side_seen: list[tuple[DieTruth, frozenset[DieFlag]]] = []
         cues: list[tuple[DieTruth, tuple[bool, float]]] = []
         off = off_right = off_missed = calm = calm_flagged = 0
         for shot in shots:
@@ -266,13 +269,19 @@ def bench_flags(quick: bool) -> None:
                 calm_flagged += any(
                     r.flags & {DieFlag.COCKED, DieFlag.STACKED} for r in reading.dice
                 )
-            for d, i in match(shot.truth.dice, reading):
+            pairs = match(shot.truth.dice, reading)
+            spare = set(range(len(reading.dice))) - {i for _, i in pairs}
+            for d, i in pairs:
                 # a sloppy die lies flat off the pad; a die leaning on the rail can have its
                 # top-face centre a pixel past the pad's edge: that is COCKED's business
                 sloppy = not d.on_pad and d.tilt_deg == 0
                 if i is None:
                     missed += 1
                     off_missed += sloppy
+                    aside = off_face(d, reading, spare)
+                    if aside is not None:
+                        spare.discard(aside)
+                        side_seen.append((d, reading.dice[aside].flags))
                     continue
                 results.append((d, reading.dice[i].flags))
                 if d.stacked or (d.tilt_deg == 0 and d.on_pad):
@@ -284,6 +293,7 @@ def bench_flags(quick: bool) -> None:
             f"  end to end through read_roll, {label}: {len(results)} dice matched, {missed} missed"
         )
         flag_rates(results)
+        print_off_face(results, side_seen)
         print(
             f"    OFF_PAD recall (true pad):      {off_right}/{off} = {off_right / max(off, 1):.4f}"
             f" of the sloppy dice read; {off_missed} more not found by the reader"
@@ -294,6 +304,45 @@ def bench_flags(quick: bool) -> None:
         )
         print_stack_cues(cues)
         print(f"    {added(reads, judged)}")
+
+
+SIDE_FACE_REACH = 1.1
+"""A tilted or stacked die the reader centred this far (in sides) from its top face, on the
+side face it shows, is still that die (``bench/train_flags.py`` labels it so)."""
+
+
+def off_face(d: DieTruth, reading: Reading, spare: set[int]) -> int | None:
+    """The unmatched detection on tilted or stacked die ``d``'s side face, if any: the reader
+    saw the die but centred it off its top face (and read the side face's value)."""
+    if d.tilt_deg < 10 and not d.stacked:
+        return None
+    near = [
+        (math.dist(d.center_xy, reading.dice[j].center_xy), j)
+        for j in spare
+        if math.dist(d.center_xy, reading.dice[j].center_xy) < SIDE_FACE_REACH * d.size_px
+    ]
+    return min(near)[1] if near else None
+
+
+def print_off_face(
+    results: Sequence[tuple[DieTruth, frozenset[DieFlag]]],
+    side_seen: Sequence[tuple[DieTruth, frozenset[DieFlag]]],
+) -> None:
+    """The tilted / stacked dice the reader saw only off their top face: the recalls above
+    leave them out (no detection on the top face), yet an unflagged one is a die read with a
+    side face's value, silently. Then the COCKED-or-STACKED recall of every die tilted 15
+    degrees or more, on its top face or off it."""
+    flagged = sum(bool(f & {DieFlag.COCKED, DieFlag.STACKED}) for _, f in side_seen)
+    print(
+        f"    tilted/stacked dice seen only off their top face: {len(side_seen)},"
+        f" flagged (either) {flagged}"
+    )
+    steep = [f for d, f in [*results, *side_seen] if d.tilt_deg >= 15 and not d.stacked]
+    k = sum(bool(f & {DieFlag.COCKED, DieFlag.STACKED}) for f in steep)
+    print(
+        f"    tilted >= 15 deg, on or off the top face, flagged (either): {k}/{len(steep)}"
+        f" = {k / max(len(steep), 1):.4f}"
+    )
 
 
 def stack_cues(reading: Reading, i: int) -> tuple[bool, float]:
