@@ -24,8 +24,8 @@ ALARMS = {DieFlag.COCKED, DieFlag.STACKED}
 
 # Recall floors a little under what the shipped model and thresholds give on these seeds: the
 # operating points favour no false flags, so recall is below 1 (bench_synth prints it).
-COCKED_RECALL = 0.85  # measured 0.96 from the true geometry (seed 101; trained on the reader's)
-COCKED_RECALL_READ = 0.9  # measured 1.0 (26 dice) end to end (seed 105)
+COCKED_RECALL = 0.85  # measured 0.98 from the true geometry (seed 101; trained on the reader's)
+COCKED_RECALL_READ = 0.9  # measured 1.0 (39 dice, off-face ones included) end to end (seed 105)
 STACKED_RECALL = 0.75  # measured 0.90 from the true geometry (seed 102)
 
 
@@ -52,16 +52,27 @@ def judged(seed: int, n: int, **kinds: float) -> list[tuple[DieTruth, Evidence]]
     return out
 
 
+SIDE_FACE_REACH = 1.1
+"""A tilted die the reader centred up to this many sides off its top face (on the side face it
+shows) is still that die: its detection must carry the flag too."""
+
+
 def read(seed: int, n: int, **kinds: float) -> list[tuple[DieTruth, frozenset[DieFlag]]]:
     """Render ``n`` scenes and read them with ``read_roll``: each true die with the flags of the
-    detection on it (within half a side), dice the reader missed left out."""
+    detection on it (within half a side; for a tilted or stacked die, the nearest within
+    ``SIDE_FACE_REACH`` sides), dice the reader missed left out."""
     out = []
     for shot in shots(seed, n, **kinds):
         dice = read_roll(shot.image).dice
         for d in shot.truth.dice:
-            near = [r for r in dice if math.dist(r.center_xy, d.center_xy) < 0.5 * d.size_px]
+            reach = SIDE_FACE_REACH if d.tilt_deg >= 10 or d.stacked else 0.5
+            near = sorted(
+                (math.dist(r.center_xy, d.center_xy), k)
+                for k, r in enumerate(dice)
+                if math.dist(r.center_xy, d.center_xy) < reach * d.size_px
+            )
             if near:
-                out.append((d, near[0].flags))
+                out.append((d, dice[near[0][1]].flags))
     return out
 
 
@@ -201,7 +212,7 @@ def test_the_second_view_is_taken_only_where_it_can_make_a_flag() -> None:
     model = flags.load_model()
     rows, touching = [], []
     for kinds in ({"cocked": 1.0, "min_tilt_deg": 5.0}, {"stacked": 0.6}, {}):
-        for _ in range(6):
+        for _ in range(20):
             shot = synth.render(synth.random_scene(rng, n_dice=4, **kinds), rng=rng)  # type: ignore[arg-type]
             views = [view_of(d) for d in shot.truth.dice if d.visible >= 0.5]
             near = [
@@ -404,3 +415,22 @@ def test_a_cocked_die_touching_another_leans_on_it() -> None:
     assert leaning.flags(FlagParams(lean_is_stack=False)) == {DieFlag.COCKED}
     assert on_rail.flags() == {DieFlag.COCKED}
     assert beside.flags() == frozenset()
+
+
+def test_a_tilted_die_read_off_its_top_face_is_still_flagged() -> None:
+    """A die leaning 36 degrees on the rail shows a big side face, and the reader centres it
+    there and reads that face's value: the detection is still the tilted die, and a re-roll is
+    owed. (The model once learnt such detections as flat dice and passed every one; on
+    bench_synth's random scenes it now flags 98-100 % of them. Not all: a 1, or a die turned
+    square to the rail, can still pass.)"""
+    pad = synth.PadStyle(size_mm=(280.0, 200.0))
+    off_face = 0
+    for value in (2, 3, 4, 5, 6):
+        style = synth.STYLES["white"]
+        spec = synth.DieSpec(value, (-90.0, 0.0), 25.0, 36.0, 180.0, 0.0, 17.0, style)
+        shot = synth.render(synth.Scene((spec,), pad, synth.Camera(), synth.Lighting()))
+        (truth,) = shot.truth.dice
+        (die,) = read_roll(shot.image, pad=shot.truth.pad).dice
+        off_face += math.dist(die.center_xy, truth.center_xy) >= 0.5 * truth.size_px
+        assert die.flags & ALARMS
+    assert off_face == 5  # the case in point: every one read off its top face

@@ -90,8 +90,10 @@ class DetectorParams:
     """The COCKED / STACKED operating points and the camera's focal length
     (``vision.flags.FlagParams``). Their defaults are for a camera straight above the pad, as
     the product mounts it; a camera looking in at a slant shows the side faces of flat dice and
-    wants a higher ``cocked_threshold`` (0.81 keeps the oblique phone photos of nellbyler_d6 at
-    1.8 % of dice flagged, against 4.1 % at the default; ``bench/bench_synth.py``)."""
+    wants higher thresholds (``cocked_threshold`` 0.98, ``stacked_threshold`` 0.99 and
+    ``stacked_alone_threshold`` 0.999 keep the oblique photos of nellbyler_d6 and
+    matteop65_d6 at 3.4 % of dice flagged, against 6.1 % and 8.8 % at the defaults;
+    ``bench/bench_synth.py``)."""
 
     models_dir: str | None = None
     """Folder holding ``locator.onnx`` and ``value.onnx``; ``None`` means the shipped models in
