@@ -38,6 +38,9 @@ class Config:
     data_dir: Path
     #: frame source spec for the pad service (issue 8): ``demo``, ``none``, ``picamera2``...
     camera: str = "demo"
+    #: how the camera looks at the pad: ``overhead`` (the product's mount) or ``slanted``; it
+    #: picks the COCKED / STACKED operating points (``vision.params.CAMERA_VIEWS``)
+    camera_view: str = "overhead"
     #: the PIN from ``DICEPAD_PIN``; ``None`` = use the stored one or generate it on first start
     pin: str | None = None
     #: largest request body (bytes): actions and new tables are tiny
@@ -61,6 +64,11 @@ class Config:
     #: the monotonic source for rate limits and keep-alives
     monotonic: Callable[[], float] = field(default=time.monotonic, compare=False)
 
+    def __post_init__(self) -> None:
+        from vision.params import flags_for_view
+
+        flags_for_view(self.camera_view)  # a ValueError naming the views
+
     @property
     def database_path(self) -> Path:
         return self.data_dir / "dicepad.sqlite3"
@@ -75,13 +83,15 @@ class Config:
         *,
         data_dir: Path | None = None,
         camera: str | None = None,
+        camera_view: str | None = None,
         environ: Mapping[str, str] | None = None,
     ) -> Config:
         """Flags win over the environment (``DICEPAD_DATA``, ``DICEPAD_CAMERA``,
-        ``DICEPAD_PIN``), which wins over the defaults."""
+        ``DICEPAD_CAMERA_VIEW``, ``DICEPAD_PIN``), which wins over the defaults."""
         env = os.environ if environ is None else environ
         return cls(
             data_dir=data_dir if data_dir is not None else default_data_dir(env),
             camera=camera or env.get("DICEPAD_CAMERA") or "demo",
+            camera_view=camera_view or env.get("DICEPAD_CAMERA_VIEW") or "overhead",
             pin=env.get("DICEPAD_PIN") or None,
         )

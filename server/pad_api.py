@@ -28,10 +28,12 @@ def attach(app: Flask, service: PadService) -> None:
 
 def start_pad_service(app: Flask) -> PadService | None:
     """Start the pad service for ``app``'s ``--camera`` (None with ``--camera none``): the
-    camera from ``config.camera``, the calibrated pad and camera settings from the data
-    directory, the buttons from ``DICEPAD_BUTTONS``. ``SpecError`` for a bad camera spec."""
+    camera from ``config.camera`` (seen as ``config.camera_view``), the calibrated pad and
+    camera settings from the data directory, the buttons from ``DICEPAD_BUTTONS``.
+    ``SpecError`` for a bad camera spec."""
     from hardware.buttons import ButtonConfig
     from hardware.sources import SourceOpener
+    from server.pad_service import vision_reader
     from server.services import dicepad
 
     parts = dicepad(app)
@@ -45,6 +47,7 @@ def start_pad_service(app: Flask) -> PadService | None:
         health=parts.health,
         pad_file=config.data_dir / PAD_FILE,
         buttons=ButtonConfig.from_env(),
+        reader=vision_reader(view=config.camera_view),
     )
     attach(app, service)
     service.start()

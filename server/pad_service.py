@@ -67,15 +67,18 @@ PHOTO_NOTICES = frozenset(
 DEFAULT_BACKOFF = Backoff()
 
 
-def vision_reader(models_dir: str | None = None) -> Reader:
-    """The real dice reader with the networks in ``models_dir`` (None: the shipped ones);
-    imported and loaded on first use."""
+def vision_reader(models_dir: str | None = None, view: str = "overhead") -> Reader:
+    """The real dice reader with the networks in ``models_dir`` (None: the shipped ones) and
+    the flags' operating points for a camera ``view`` (``vision.params.CAMERA_VIEWS``);
+    imported and loaded on first use (an unknown view is a ValueError at once)."""
+    from vision.params import DetectorParams, flags_for_view
+
+    params = DetectorParams(models_dir=models_dir, flags=flags_for_view(view))
 
     def read(image: np.ndarray, pad: Pad | None) -> Reading:
         from vision.detect import read_roll
-        from vision.params import DetectorParams
 
-        return read_roll(image, pad=pad, params=DetectorParams(models_dir=models_dir))
+        return read_roll(image, pad=pad, params=params)
 
     return read
 

@@ -12,6 +12,7 @@ from vision_drawing import draw_die, table
 
 from server.cli import main
 from vision.annotate import contact_sheet
+from vision.synth import SceneImage
 
 
 @pytest.fixture(scope="module")
@@ -82,3 +83,44 @@ def test_a_contact_sheet_lays_tiles_in_rows_and_pads_the_last() -> None:
     assert not sheet[8:, 5:].any()  # the missing sixth tile is black
     with pytest.raises(ValueError, match="at least one tile"):
         contact_sheet([])
+
+
+def leaning_four(tmp_path: Path) -> tuple[Path, SceneImage]:
+    """A white 4 leaning 36 degrees on the rail, which the reader sees off its top face: the
+    overhead operating points flag it COCKED and STACKED, the slanted ones STACKED only."""
+    from vision import synth
+
+    pad = synth.PadStyle(size_mm=(280.0, 200.0))
+    spec = synth.DieSpec(4, (-90.0, 0.0), 25.0, 36.0, 180.0, 0.0, 17.0, synth.STYLES["white"])
+    shot = synth.render(synth.Scene((spec,), pad, synth.Camera(), synth.Lighting()))
+    path = tmp_path / "leaning.png"
+    cv2.imwrite(str(path), shot.image)
+    return path, shot
+
+
+def test_the_camera_view_picks_the_flags_operating_points(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    from server.config import Config
+    from server.pad_service import vision_reader
+    from vision.params import CAMERA_VIEWS, flags_for_view
+
+    path, shot = leaning_four(tmp_path)
+    flags = {}
+    for view in ("overhead", "slanted"):
+        assert main(["detect", "--json", "--view", view, str(path)]) == 0
+        (die,) = json.loads(capsys.readouterr().out)["dice"]
+        flags[view] = set(die["flags"])
+        (read,) = vision_reader(view=view)(shot.image, None).dice
+        assert {f.value for f in read.flags} == flags[view]
+    assert flags["overhead"] == {"cocked", "stacked"}
+    assert flags["slanted"] == {"stacked"}
+    assert flags_for_view("slanted") is CAMERA_VIEWS["slanted"]
+    with pytest.raises(ValueError, match="overhead, slanted"):
+        vision_reader(view="sideways")
+    env = {"DICEPAD_CAMERA_VIEW": "slanted", "DICEPAD_DATA": str(tmp_path)}
+    assert Config.from_environ(environ=env).camera_view == "slanted"
+    assert Config.from_environ(environ=env, camera_view="overhead").camera_view == "overhead"
+    assert Config.from_environ(environ={"DICEPAD_DATA": str(tmp_path)}).camera_view == "overhead"
+    with pytest.raises(ValueError, match="unknown camera view 'sideways'"):
+        Config.from_environ(environ={**env, "DICEPAD_CAMERA_VIEW": "sideways"})

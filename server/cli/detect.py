@@ -21,6 +21,13 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         ' "colour", "confidence", "flags"}], "ms"} (default: one readable line per image)',
     )
     parser.add_argument(
+        "--view",
+        default="slanted",
+        choices=("overhead", "slanted"),
+        help="how the camera looked at the dice (default slanted, as most photos are): "
+        "overhead uses the pad camera's lower cocked / stacked thresholds",
+    )
+    parser.add_argument(
         "--annotate",
         metavar="DIR",
         type=Path,
@@ -34,6 +41,9 @@ def run(args: argparse.Namespace) -> int:
     from vision.annotate import annotate
     from vision.detect import read_roll
     from vision.nets import load_nets
+    from vision.params import DetectorParams, flags_for_view
+
+    params = DetectorParams(flags=flags_for_view(args.view))
 
     load_nets()  # once, before any image is timed
     failures = 0
@@ -54,7 +64,7 @@ def run(args: argparse.Namespace) -> int:
             failures += 1
             continue
         t0 = time.perf_counter()
-        reading = read_roll(frame)
+        reading = read_roll(frame, params=params)
         ms = (time.perf_counter() - t0) * 1000
         dice = [{k: v for k, v in die.to_json().items() if k != "corners"} for die in reading.dice]
         if args.json:

@@ -68,6 +68,13 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         "none = manual entry only",
     )
     parser.add_argument(
+        "--camera-view",
+        default=None,
+        choices=("overhead", "slanted"),
+        help="how the camera looks at the pad (default: $DICEPAD_CAMERA_VIEW or overhead): "
+        "slanted raises the cocked / stacked thresholds, as flat dice then show side faces",
+    )
+    parser.add_argument(
         "--stall-timeout",
         type=float,
         default=60.0,
@@ -95,7 +102,13 @@ def run(args: argparse.Namespace) -> int:
     if args.max_clients < 1:
         print("dicepad serve: --max-clients must be at least 1", file=sys.stderr)
         return 2
-    config = Config.from_environ(data_dir=args.data, camera=args.camera)
+    try:
+        config = Config.from_environ(
+            data_dir=args.data, camera=args.camera, camera_view=args.camera_view
+        )
+    except ValueError as exc:  # DICEPAD_CAMERA_VIEW names no view
+        print(f"dicepad serve: {exc}", file=sys.stderr)
+        return 2
     config = dataclasses.replace(config, max_feed_clients=args.max_clients)
     try:
         app = create_app(config)
