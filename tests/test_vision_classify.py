@@ -145,3 +145,23 @@ def test_a_two_cut_off_centre_reads_as_one_until_looked_at_again() -> None:
         DetectorParams(relook_shifts=(0.6,))
     with pytest.raises(ValueError, match="relook_accept"):
         DetectorParams(relook_accept=1.5)
+
+
+def test_a_shifted_look_moves_along_the_faces_own_axes() -> None:
+    """A shift towards a corner of the face, in face sides, lands in the turned patch that
+    ``die_patch`` cuts exactly that far towards that corner of the patch: the shift turns with
+    the face as the patch does (a shift turned the wrong way lands off the diagonals, where a
+    2's far pip is not)."""
+    from vision.relook import CORNERS, shifted_centre
+
+    centre, side, out = (120.0, 90.0), 40.0, 32
+    for turn in (-40.0, -20.0, 0.0, 15.0, 35.0):
+        # die_patch's map from the frame to the patch of a face turned by ``turn``
+        m = cv2.getRotationMatrix2D(centre, turn, out / side)
+        m[0, 2] += out / 2.0 - centre[0]
+        m[1, 2] += out / 2.0 - centre[1]
+        for direction in CORNERS:
+            moved = shifted_centre(centre, side, turn, direction, 0.3)
+            px, py = m @ np.array([moved[0], moved[1], 1.0])
+            want = (out / 2.0 + direction[0] * 0.3 * out, out / 2.0 + direction[1] * 0.3 * out)
+            assert math.dist((px, py), want) < 1e-6
