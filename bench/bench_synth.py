@@ -1,6 +1,6 @@
 """Vision II benchmark on synthetic scenes (and the flags on real photos); run on demand.
 
-    .venv/bin/python bench/bench_synth.py [--quick] [--only renderer,reader,flags,settle,sheet]
+    .venv/bin/python bench/bench_synth.py [--quick] [--only SECTION,...]  (sections below)
 
 - renderer: ms per 640x480 frame (clean, degraded, throw frames with a hand) and the fps.
 - reader: ``read_roll`` per-die accuracy on clean flat scenes and on blurred / noisy / JPEG ones
@@ -19,6 +19,9 @@
   and "tray" (six dice, the flat ones side by side and touching).
 - settle: 200 chained rendered throws at 30 fps: throws with exactly one event, latency after
   rest, events during motion, ms per frame.
+- learnt: STACKED on top of a die, all STACKED and flat dice flagged, with and without the flat
+  die's size learnt from three settled rolls of the same camera and dice (as the pad service
+  learns it).
 - sheet: ``read_roll`` with the flags on nellbyler_d6 (a pad found in each photo) and
   matteop65_d6; an annotated contact sheet of every COCKED / STACKED die is written to
   bench/out/flags_nellbyler.jpg and bench/out/flags_matteop65.jpg; and the time the flags add
@@ -564,10 +567,82 @@ def sheet_of(name: str, tray: bool, quick: bool) -> None:
         print(f"  contact sheet: {out} ({len(tiles)} tiles)")
 
 
+def bench_learnt(quick: bool) -> None:
+    """STACKED with and without the flat die's size the pad service learns from settled rolls
+    (``vision.pipsize.learned_side``): per camera and set of dice (one look, one die size),
+    three settled rolls of five flat dice are measured, then four scenes are judged with the
+    pad that knows the size and without it."""
+    from dataclasses import replace
+
+    from vision import pipsize
+
+    print("STACKED with a flat size learnt from three settled rolls of the same camera and dice")
+    read_roll = reader()
+    if read_roll is None:
+        return
+    kinds = {"n_dice": None, "cocked": 0.3, "stacked": 0.15, "off_pad": 0.15, "max_tilt_deg": 40.0}
+    sets = {
+        "clean": (40, {"degrade": False}),
+        "degraded": (41, {"degrade": True}),
+        "tray": (42, {"degrade": False, "n_dice": 6, "spacing": 1.0}),
+    }
+    groups = 15 if quick else 100
+    for label, (seed, extra) in sets.items():
+        rng = np.random.default_rng(seed)
+        counts = dict.fromkeys(("learnt",), 0)
+        tally: dict[str, list[int]] = {}
+        for _ in range(groups):
+            look = synth.random_scene(rng, n_dice=0)
+            die_mm = float(rng.uniform(14, 19))
+            samples: list[float] = []
+            for _ in range(3):
+                cal = synth.render(
+                    synth.random_scene(
+                        rng, look=look, die_mm=die_mm, n_dice=5, degrade=extra["degrade"]
+                    ),
+                    rng=rng,
+                )
+                dice = read_roll(cal.image, pad=cal.truth.pad).dice
+                samples += pipsize.flat_samples(cal.image, dice, cal.truth.pad)
+            side = pipsize.learned_side(samples)
+            counts["learnt"] += side is not None
+            for _ in range(4):
+                scene = synth.random_scene(rng, look=look, die_mm=die_mm, **{**kinds, **extra})  # type: ignore[arg-type]
+                shot = synth.render(scene, rng=rng)
+                pad = shot.truth.pad
+                for tag, p in (("without", pad), ("with", replace(pad, flat_side_px=side))):
+                    reading = read_roll(shot.image, pad=p)
+                    for d, i in match(shot.truth.dice, reading):
+                        if i is None:
+                            continue
+                        f = reading.dice[i].flags
+                        for what, mine, hit in (
+                            ("on top", d.stacked and d.tilt_deg < 10, DieFlag.STACKED in f),
+                            ("stacked", d.stacked, DieFlag.STACKED in f),
+                            (
+                                "flat flagged",
+                                d.tilt_deg == 0 and not d.stacked and d.on_pad,
+                                bool(f & {DieFlag.COCKED, DieFlag.STACKED}),
+                            ),
+                        ):
+                            if mine:
+                                t = tally.setdefault(f"{tag} {what}", [0, 0])
+                                t[0] += hit
+                                t[1] += 1
+        print(f"  {label}: size learnt for {counts['learnt']} of {groups} cameras")
+        for what in ("on top", "stacked", "flat flagged"):
+            line = []
+            for tag in ("without", "with"):
+                k, n = tally.get(f"{tag} {what}", [0, 0])
+                line.append(f"{tag} {k}/{n} = {k / max(n, 1):.4f}")
+            print(f"    {what:13s} " + ";  ".join(line))
+
+
 SECTIONS = {
     "renderer": bench_renderer,
     "reader": bench_reader,
     "flags": bench_flags,
+    "learnt": bench_learnt,
     "settle": bench_settle,
     "sheet": bench_sheet,
 }

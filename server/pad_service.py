@@ -65,6 +65,10 @@ PHOTO_NOTICES = frozenset(
     {NoticeKind.CONFIRM, NoticeKind.KEEP, NoticeKind.COUNT, NoticeKind.REFUSED, NoticeKind.MISSING}
 )
 DEFAULT_BACKOFF = Backoff()
+FLAT_SAMPLES = 60
+"""Flat dice remembered for their size (``vision.pipsize.learned_side``): a dozen rolls. A new
+set of dice of another size makes them disagree, and the size is unknown until the old ones
+have left."""
 
 
 def vision_reader(models_dir: str | None = None, view: str = "overhead") -> Reader:
@@ -186,6 +190,7 @@ class PadService:
         self._standing: dict[str, _Standing] = {}
         self._pending: dict[str, bytes] = {}  # table -> JPEG of a throw awaiting the phone
         self._pad: Pad | None = None
+        self._flat_samples: deque[float] = deque(maxlen=FLAT_SAMPLES)
         self._pad_key: tuple[float, tuple[int, int]] | None = None
         self._camera = self.supervisor.status
         self._camera_shown: dict[str, Any] = {}
@@ -299,7 +304,10 @@ class PadService:
     def _read(self, frame: Frame) -> Reading:
         truth = source_truth(self.supervisor.source)
         try:
-            return self._reader(frame.image, self._pad_for(frame))
+            pad = self._with_flat_size(self._pad_for(frame))
+            reading = self._reader(frame.image, pad)
+            self._learn_flat_size(frame.image, reading, pad)
+            return reading
         except (FileNotFoundError, ImportError):
             if not self._truth_fallback or truth is None:
                 raise
@@ -490,6 +498,27 @@ class PadService:
 
     # -- the pad and the frame rate -----------------------------------------------------------
 
+    def _with_flat_size(self, pad: Pad | None) -> Pad | None:
+        """``pad`` with the flat die's size learnt from the last settled rolls, once known."""
+        if pad is None:
+            return None
+        from vision.pipsize import learned_side
+
+        side = learned_side(self._flat_samples)
+        return pad if side is None else replace(pad, flat_side_px=side)
+
+    def _learn_flat_size(self, image: np.ndarray, reading: Reading, pad: Pad | None) -> None:
+        """Measure the flat dice of a settled roll from their pips: on a fixed camera a flat
+        die always looks the same size at a given place, so a die squarely on another -- one
+        die nearer, 4-8 % larger -- can be told even when it is the only die in view
+        (``vision.flags.size_cues``). A failure here costs the sample, never the throw."""
+        try:
+            from vision.pipsize import flat_samples
+
+            self._flat_samples.extend(flat_samples(image, reading.dice, pad))
+        except Exception:  # a measurement is a bonus: the throw has been read
+            log.exception("pad service: the flat dice could not be measured")
+
     def _pad_for(self, frame: Frame) -> Pad | None:
         """The calibrated pad scaled to this frame (re-read when ``pad.json`` changes); on a
         synthetic camera without one, the rendered pad."""
@@ -506,6 +535,7 @@ class PadService:
 
                     self._pad = load_pad(path, frame_size=frame.size)
                     self._pad_key = key
+                    self._flat_samples.clear()  # another pad or frame size: sizes differ
                 return self._pad
         truth = source_truth(self.supervisor.source)
         return None if truth is None else truth.pad

@@ -9,6 +9,7 @@ camera trouble run in milliseconds. Dice are read from the renderer's ground tru
 from __future__ import annotations
 
 import itertools
+import os
 import time
 from collections.abc import Callable, Iterator
 from dataclasses import replace
@@ -801,3 +802,55 @@ def test_demo_camera_without_models_reads_the_renderers_truth(rigs: Callable[...
     assert [t.applied != () for t in throws] == [True, True, True]
     assert rig.tables.log(table)[0]["action"]["type"] == "roll"
     svc.stop()
+
+
+# -- the flat die's size, learnt from settled rolls ---------------------------------------
+
+
+def test_the_flat_dice_of_settled_rolls_teach_the_pad_their_size(
+    rigs: Callable[..., Rig], tmp_path: Path
+) -> None:
+    """Each settled throw's flat dice are measured; once enough agree, the reader gets the pad
+    with that size (a lone die on another is then told by its size); recalibrating the pad
+    forgets it."""
+    from hardware.frames import Frame
+    from vision import synth
+    from vision.pad import save_pad
+
+    rig = rigs([])
+    style = synth.STYLES["white"]
+    spots = (
+        (2, -80, -40, 10),
+        (3, 0, -50, 30),
+        (4, 70, -30, 50),
+        (5, -60, 40, 70),
+        (6, 50, 50, 20),
+    )
+    dice = tuple(
+        synth.DieSpec(v, (float(x), float(y)), float(yaw), 0.0, 0.0, 0.0, 16.0, style)
+        for v, x, y, yaw in spots
+    )
+    look = {"pad": synth.PadStyle(size_mm=(280.0, 200.0)), "camera": synth.Camera(height_mm=320.0)}
+    shot = synth.render(synth.Scene(dice, **look))  # type: ignore[arg-type]
+    size = (shot.image.shape[1], shot.image.shape[0])
+    pad_file = tmp_path / "pad.json"
+    save_pad(shot.truth.pad, pad_file, frame_size=size)
+    pads: list[Pad | None] = []
+    real = vision_reader()
+
+    def reader(image: np.ndarray, pad: Pad | None) -> Reading:
+        pads.append(pad)
+        return real(image, pad)
+
+    svc = PadService(rig.tables, None, reader=reader, pad_file=pad_file)
+    frame = Frame(shot.image, 0.0, 0)
+    for _ in range(3):
+        svc._read(frame)
+    assert [p is not None and p.flat_side_px is not None for p in pads] == [False, False, True]
+    assert pads[2] is not None
+    assert pads[2].flat_side_px == pytest.approx(shot.truth.dice[0].size_px, rel=0.02)
+    save_pad(shot.truth.pad, pad_file, frame_size=size)  # recalibrated: forget the size
+    os.utime(pad_file, (time.time() + 5, time.time() + 5))
+    svc._read(frame)
+    assert pads[3] is not None
+    assert pads[3].flat_side_px is None

@@ -210,3 +210,87 @@ def test_read_roll_flags_the_die_on_a_die_by_its_size() -> None:
     lone = _on_top_scene(flat=1)
     assert stacked(lone, pad=lone.truth.pad) == [5]
     assert stacked(lone) == []  # no pad: the camera may be at a slant
+
+
+# --------------------------------------------------------------------------- a learnt flat size
+
+FLAT_LOOK = {
+    "pad": synth.PadStyle(size_mm=(280.0, 200.0), texture=0.5),
+    "camera": synth.Camera(height_mm=320.0),
+    "lighting": synth.Lighting(),
+}
+
+
+def flat_roll_samples() -> list[float]:
+    """The flat dice of one settled roll of five white 16 mm dice, measured and carried to the
+    pad's centre, as the pad service collects them."""
+    from vision.pipsize import flat_samples
+
+    style = synth.STYLES["white"]
+    spots = (
+        (2, -80, -40, 10),
+        (3, 0, -50, 30),
+        (4, 70, -30, 50),
+        (5, -60, 40, 70),
+        (6, 50, 50, 20),
+    )
+    dice = tuple(
+        synth.DieSpec(v, (float(x), float(y)), float(yaw), 0.0, 0.0, 0.0, 16.0, style)
+        for v, x, y, yaw in spots
+    )
+    shot = synth.render(synth.Scene(dice, **FLAT_LOOK))  # type: ignore[arg-type]
+    reading = read_roll(shot.image, pad=shot.truth.pad)
+    samples = flat_samples(shot.image, reading.dice, shot.truth.pad)
+    assert len(samples) == 5
+    truth = shot.truth.dice[0].size_px  # the camera looks straight down: all alike
+    assert all(abs(s / truth - 1) < 0.025 for s in samples)
+    return samples
+
+
+def test_a_learnt_side_needs_enough_samples_that_agree() -> None:
+    from vision.pipsize import learned_side
+
+    assert learned_side([40.0] * 7) is None  # too few
+    assert learned_side([40.0, 40.2, 39.9, 40.1] * 2) == pytest.approx(40.05)
+    assert learned_side([40.0] * 9 + [45.0]) == pytest.approx(40.0)  # an outlier in ten
+    assert learned_side([40.0] * 6 + [42.0] * 6) is None  # another set of dice came in
+
+
+def test_a_die_carried_to_the_pads_centre_and_back_keeps_its_size() -> None:
+    from vision.pipsize import at_centre, flat_side_at
+
+    slant = Pad(((100.0, 120.0), (540.0, 120.0), (600.0, 420.0), (40.0, 420.0)))  # a trapezoid
+    near, far = (320.0, 400.0), (320.0, 140.0)
+    assert at_centre(slant, near, 30.0) < 30.0 < at_centre(slant, far, 30.0)  # type: ignore[operator]
+    side = at_centre(slant, near, 30.0)
+    learnt = dataclasses.replace(slant, flat_side_px=side)
+    assert flat_side_at(learnt, near) == pytest.approx(30.0)
+    assert flat_side_at(slant, near) is None  # nothing learnt
+    with pytest.raises(ValueError, match="flat_side_px"):
+        Pad(slant.polygon, flat_side_px=0.0)
+
+
+def test_a_lone_die_on_another_is_told_by_the_pads_learnt_flat_size() -> None:
+    """The die below is hidden and no flat die lies beside: the model alone passes it; the
+    flat size the pad learnt from earlier rolls shows it one die nearer. A lone flat die is
+    not flagged by the same size."""
+    from vision.pipsize import learned_side
+
+    side = learned_side(flat_roll_samples() * 2)
+    assert side is not None
+    style = synth.STYLES["white"]
+    for value in (2, 4, 6):
+        below = synth.DieSpec(1, (20.0, 10.0), 0.0, 0.0, 0.0, 0.0, 16.0, style)
+        on_top = synth.DieSpec(value, (21.0, 9.0), 15.0, 1.0, 0.0, 16.0, 16.0, style, on_die=0)
+        shot = synth.render(synth.Scene((below, on_top), **FLAT_LOOK))  # type: ignore[arg-type]
+        pad = shot.truth.pad
+        (alone,) = read_roll(shot.image, pad=pad).dice
+        (learnt,) = read_roll(shot.image, pad=dataclasses.replace(pad, flat_side_px=side)).dice
+        assert not alone.flags & {DieFlag.STACKED, DieFlag.COCKED}  # the model alone: passed
+        assert DieFlag.STACKED in learnt.flags
+        for yaw in (15.0, 40.0):
+            flat = synth.DieSpec(value, (21.0, 9.0), yaw, 0.0, 0.0, 0.0, 16.0, style)
+            lone = synth.render(synth.Scene((flat,), **FLAT_LOOK))  # type: ignore[arg-type]
+            pad = dataclasses.replace(lone.truth.pad, flat_side_px=side)
+            (die,) = read_roll(lone.image, pad=pad).dice
+            assert not die.flags

@@ -112,6 +112,7 @@ class FlagParams:
     size_ratio: float = 1.03  # top face this much larger than the flat dice's: on a die ...
     size_ratio_max: float = 1.15  # ... up to this (more is a misjudged die to compare with)
     size_gate: float = 0.3  # ... if the model gives STACKED at least this probability
+    size_gate_learnt: float = 0.05  # ... or this much, against the pad's learnt flat size
     size_agree: float = 0.03  # the flat dice compared with agree in size within this fraction
     size_refs: int = 2  # ... and are this many (one when the pad shows the camera square on)
 
@@ -131,8 +132,8 @@ class FlagParams:
             raise ValueError("size_ratio must be 0 (off) or within (1, 2)")
         if self.size_ratio_max <= self.size_ratio:
             raise ValueError("size_ratio_max must exceed size_ratio")
-        if not 0.0 <= self.size_gate < 1.0:
-            raise ValueError("size_gate must be within [0, 1)")
+        if not (0.0 <= self.size_gate < 1.0 and 0.0 <= self.size_gate_learnt < 1.0):
+            raise ValueError("size_gate and size_gate_learnt must be within [0, 1)")
         if not 0.0 < self.size_agree < 0.5:
             raise ValueError("size_agree must be within (0, 0.5)")
         if self.size_refs < 1:
@@ -162,6 +163,7 @@ class Evidence:
     overlapped: bool  # another distinct die is closer than ``FlagParams.overlap`` sides
     touching: bool = True  # another distinct die is within ``FlagParams.stack_reach`` sides
     size_ratio: float | None = None  # top face over the flat dice's, from the pips (or unknown)
+    size_learnt: bool = False  # ... over the pad's learnt flat size (no flat die to compare)
 
     def flags(self, params: FlagParams = FlagParams()) -> frozenset[DieFlag]:
         out = set()
@@ -184,12 +186,14 @@ class Evidence:
         ratio past ``FlagParams.size_ratio_max`` says a die compared with was not flat (a
         tilted 2 the model missed looks 20 % small), not that this one is stacked. Neither
         cue alone is enough at the bar's false-flag budget; together they catch most dice
-        squarely on another that the model alone misses (see :func:`size_ratios`)."""
+        squarely on another that the model alone misses (see :func:`size_ratios`). Against
+        the pad's learnt flat size (``size_learnt``) the gate is lower: no neighbour that may
+        itself be misjudged enters, and the learnt size is the median of many flat dice."""
         return (
             params.size_ratio > 0.0
             and self.size_ratio is not None
             and params.size_ratio <= self.size_ratio <= params.size_ratio_max
-            and self.stacked >= params.size_gate
+            and self.stacked >= (params.size_gate_learnt if self.size_learnt else params.size_gate)
         )
 
 
@@ -567,8 +571,11 @@ def judge(
     )
     if values is None or params.size_ratio == 0.0:
         return evidence
-    ratios = size_ratios(frame, dice, values, evidence, params, pad=pad)
-    return tuple(replace(e, size_ratio=r) for e, r in zip(evidence, ratios, strict=True))
+    cues = size_cues(frame, dice, values, evidence, params, pad=pad)
+    return tuple(
+        e if c is None else replace(e, size_ratio=c[0], size_learnt=c[1])
+        for e, c in zip(evidence, cues, strict=True)
+    )
 
 
 def size_ratios(
@@ -581,30 +588,50 @@ def size_ratios(
     pad: Pad | None = None,
     references: int | None = None,
 ) -> list[float | None]:
-    """Each die's top-face side over the flat dice's, measured from the pips, where it can
+    """The ratios of :func:`size_cues` alone."""
+    cues = size_cues(frame, dice, values, evidence, params, pad=pad, references=references)
+    return [None if c is None else c[0] for c in cues]
+
+
+def size_cues(
+    frame: U8,
+    dice: Sequence[DieView],
+    values: Sequence[int | None],
+    evidence: Sequence[Evidence],
+    params: FlagParams = FlagParams(),
+    *,
+    pad: Pad | None = None,
+    references: int | None = None,
+) -> list[tuple[float, bool] | None]:
+    """Each die's top-face side over the flat dice's (and whether over the pad's learnt flat
+    size), measured from the pips, where it can
     matter: for the dice that look alone (no other die in reach: a die squarely on another
     hides it; one beside another is judged by the model at its lower threshold) which the
     model does not flag STACKED but gives at least ``FlagParams.size_gate``, against the other
     dice it flags neither COCKED nor STACKED (a tilted face looks smaller, a die on a die
     larger). ``references`` flat dice that agree in size are needed (by default one when the
-    ``pad`` shows the camera square on, else ``FlagParams.size_refs``). The pips are measured
-    only then, so a frame with no such die costs nothing (``vision.pipsize``: ~0.5 ms a die;
-    on the renders about one frame in six measures any: the flags' median time hardly moves,
-    their mean rises a tenth or so).
+    ``pad`` shows the camera square on, else ``FlagParams.size_refs``); with fewer, the size a
+    flat die has at that place on the pad, when the pad has learnt it (``Pad.flat_side_px``,
+    ``vision.pipsize.learned_side``: a die squarely on another is often the only die seen).
+    The pips are measured only then, so a frame with no such die costs nothing
+    (``vision.pipsize``: ~0.5 ms a die; on the renders about one frame in six measures any:
+    the flags' median time hardly moves, their mean rises a tenth or so).
 
     Why: the flat dice's top faces all lie in one plane square to an overhead camera and look
     the same size wherever they are; a die on a die is one die nearer. On renders (overhead,
     clean / degraded / tray) it adds 11 / 20 / 19 points to the recall of dice squarely on
     another (56 / 55 / 56 % before) and flags no more flat dice. The gate matters: on its own
     the size cue would flag flat dice that one misjudged neighbour makes look large."""
-    out: list[float | None] = [None] * len(dice)
+    out: list[tuple[float, bool] | None] = [None] * len(dice)
     base = [e.flags(params) for e in evidence]
+    learnt = pad is not None and pad.flat_side_px is not None
+    gate = min(params.size_gate, params.size_gate_learnt) if learnt else params.size_gate
     want = [
         i
         for i, (e, f) in enumerate(zip(evidence, base, strict=True))
         if DieFlag.STACKED not in f
         and not e.touching
-        and e.stacked >= params.size_gate
+        and e.stacked >= gate
         and _has_layout(values[i])
     ]
     if not want:
@@ -628,7 +655,13 @@ def size_ratios(
         need = 1 if pipsize.square_on(pad) else params.size_refs
     for i in want:
         near = [j for j in flat if j != i and _distinct(dice[i], dice[j], params.duplicate)]
-        if len(near) < need:  # too few to compare with, consistent or not: measure nothing
+        if len(near) < need:  # too few to compare with: the pad's learnt flat size, if known
+            mine = size(i) if learnt else None
+            flat_side = None if mine is None else pipsize.flat_side_at(pad, mine.center_xy)
+            if mine is not None and mine.consistent and flat_side is not None:
+                out[i] = (mine.side_px / flat_side, True)
+            continue
+        if evidence[i].stacked < params.size_gate:  # the lower gate is the learnt size's
             continue
         near.sort(key=lambda j: math.dist(dice[i].center_xy, dice[j].center_xy))
         near = near[: need + _SPARE_REFS]  # the nearest: enough to see them agree or not
@@ -643,7 +676,8 @@ def size_ratios(
             others.append(other)
             if not pipsize.sizes_agree([o.side_px for o in others], params.size_agree):
                 break
-        out[i] = pipsize.size_ratio(mine, others, agree=params.size_agree, at_least=need)
+        ratio = pipsize.size_ratio(mine, others, agree=params.size_agree, at_least=need)
+        out[i] = None if ratio is None else (ratio, False)
     return out
 
 

@@ -36,7 +36,7 @@ import cv2
 import numpy as np
 import numpy.typing as npt
 
-from vision.reading import Pad, Point
+from vision.reading import DieReading, Pad, Point
 
 U8 = npt.NDArray[np.uint8]
 F32 = npt.NDArray[np.float32]
@@ -262,14 +262,8 @@ def sizes_agree(sides: Sequence[float], within: float) -> bool:
     return max(sides) <= (1 + within) * min(sides)
 
 
-def square_on(pad: Pad | None, tolerance: float = 0.03) -> bool:
-    """Whether the camera looks squarely down on the ``pad`` (a quadrilateral): a die anywhere
-    on it would look the same size, within ``tolerance``. A camera at a slant sees the pad as
-    a trapezoid, the nearer edge longer; the local scale of the frame-to-pad homography tells
-    how much (a die's linear size goes as w^(3/2), w its projective denominator; neither the
-    pad's size nor its aspect enters). Unknown (no pad, not four corners): False."""
-    if pad is None:
-        return False
+def _quad(pad: Pad) -> npt.NDArray[np.float32] | None:
+    """The pad's outline as four corners (approximated when it has more), or None."""
     pts = np.asarray(pad.polygon, np.float32)
     if len(pts) != 4:
         hull = cv2.convexHull(pts)
@@ -277,11 +271,87 @@ def square_on(pad: Pad | None, tolerance: float = 0.03) -> bool:
         quads = [cv2.approxPolyDP(hull, e * perimeter, True) for e in (0.01, 0.02, 0.04)]
         four = [q for q in quads if len(q) == 4]
         if not four:
-            return False
+            return None
         pts = np.asarray(four[0].reshape(4, 2), np.float32)
     if abs(cv2.contourArea(pts)) < 1.0:
-        return False
+        return None
+    return pts
+
+
+def _sizes_at(pad: Pad, points: npt.NDArray[np.float32]) -> npt.NDArray[np.float64] | None:
+    """How large a die looks at each frame point, up to a common factor: the local scale of
+    the frame-to-pad homography (a die's linear size goes as w^(3/2), w its projective
+    denominator; neither the pad's size nor its aspect enters). None without a quadrilateral."""
+    quad = _quad(pad)
+    if quad is None:
+        return None
     unit = np.array([[0, 0], [1, 0], [1, 1], [0, 1]], np.float32)
-    h = cv2.getPerspectiveTransform(pts, unit)
-    w = np.abs(pts @ h[2, :2] + h[2, 2]) ** 1.5
-    return bool(float(w.max()) <= (1 + tolerance) * float(w.min()))
+    h = cv2.getPerspectiveTransform(quad, unit)
+    return np.asarray(np.abs(points @ h[2, :2] + h[2, 2]) ** 1.5, np.float64)
+
+
+def square_on(pad: Pad | None, tolerance: float = 0.03) -> bool:
+    """Whether the camera looks squarely down on the ``pad`` (a quadrilateral): a die anywhere
+    on it would look the same size, within ``tolerance``. A camera at a slant sees the pad as
+    a trapezoid, the nearer edge longer. Unknown (no pad, not four corners): False."""
+    if pad is None:
+        return False
+    quad = _quad(pad)
+    w = None if quad is None else _sizes_at(pad, quad)
+    return w is not None and bool(float(w.max()) <= (1 + tolerance) * float(w.min()))
+
+
+def _centre(pad: Pad) -> Point:
+    xs, ys = zip(*pad.polygon, strict=True)
+    return (statistics.fmean(xs), statistics.fmean(ys))
+
+
+def at_centre(pad: Pad, xy: Point, side_px: float) -> float | None:
+    """``side_px`` measured at ``xy`` as the same face would look at the pad's centre (None
+    when the pad is not a quadrilateral)."""
+    w = _sizes_at(pad, np.array([xy, _centre(pad)], np.float32))
+    return None if w is None else side_px * float(w[1] / w[0])
+
+
+def flat_side_at(pad: Pad | None, xy: Point) -> float | None:
+    """How large a flat die's top face looks at ``xy``: the pad's learnt ``flat_side_px`` (at
+    its centre) carried there; None when unknown."""
+    if pad is None or pad.flat_side_px is None:
+        return None
+    w = _sizes_at(pad, np.array([xy, _centre(pad)], np.float32))
+    return None if w is None else pad.flat_side_px * float(w[0] / w[1])
+
+
+def flat_samples(frame: U8, dice: Sequence[DieReading], pad: Pad | None) -> list[float]:
+    """The top faces of the dice of a settled roll that lie flat -- read 2-6, no flag, a
+    consistent pip layout -- measured (``face_size``) and carried to the pad's centre
+    (``at_centre``): samples for :func:`learned_side`. Needs a quadrilateral pad."""
+    if pad is None or _quad(pad) is None:
+        return []
+    out = []
+    for d in dice:
+        if d.flags or d.value is None or not 2 <= d.value <= 6:
+            continue
+        size = face_size(frame, d.center_xy, d.size_px, d.value)
+        if size is not None and size.consistent:
+            side = at_centre(pad, size.center_xy, size.side_px)
+            if side is not None:
+                out.append(side)
+    return out
+
+
+def learned_side(
+    samples: Sequence[float], *, at_least: int = 8, agree: float = 0.03
+) -> float | None:
+    """A flat die's side at the pad's centre from recent :func:`flat_samples`: their median,
+    once there are ``at_least`` and the middle 80 % of them agree within ``agree`` (largest
+    over smallest, less 1). Else None: too few, or the dice changed (another set, another
+    size), and the old size must not judge the new dice."""
+    if len(samples) < at_least:
+        return None
+    xs = sorted(samples)
+    cut = len(xs) // 10
+    middle = xs[cut : len(xs) - cut]
+    if not sizes_agree(middle, agree):
+        return None
+    return statistics.median(xs)

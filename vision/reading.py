@@ -22,13 +22,19 @@ class DieFlag(StrEnum):
 
 @dataclass(frozen=True)
 class Pad:
-    """The region dice must land in, as a polygon in frame pixels (clockwise or not)."""
+    """The region dice must land in, as a polygon in frame pixels (clockwise or not), and, once
+    known, how large a flat die's top face looks at the polygon's centre (``flat_side_px``,
+    frame px: learnt from settled rolls, ``vision.pipsize.learned_side``; it lets a die
+    squarely on another be told by its size when no flat die lies beside it)."""
 
     polygon: tuple[Point, ...]
+    flat_side_px: float | None = None
 
     def __post_init__(self) -> None:
         if len(self.polygon) < 3:
             raise ValueError("a pad needs at least three corners")
+        if self.flat_side_px is not None and not self.flat_side_px > 0:
+            raise ValueError("flat_side_px must be positive")
 
     def contains(self, xy: Point, *, margin: float = 0.0) -> bool:
         """True when ``xy`` lies inside the polygon, or within ``margin`` px outside it."""

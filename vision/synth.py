@@ -886,6 +886,7 @@ def random_scene(
     look: Scene | None = None,
     spacing: float = 1.6,
     cocked_anywhere: float = 0.0,
+    die_mm: float | None = None,
 ) -> Scene:
     """A random table: pad, camera height, light, and ``n_dice`` (1-6 when None) placed on it.
 
@@ -897,6 +898,7 @@ def random_scene(
     touch, as dice in a tray do (the flags must not take a die beside another for one leaning
     on it). ``cocked_anywhere`` is the share of cocked dice tilted somewhere on the pad, any
     way (on a fold of the felt, a coin, a crumb), rather than leaning outwards on the rail.
+    ``die_mm`` fixes the dice's size (a bar's one set; default: 14-19 mm at random).
     Dice never intersect; a die that cannot be placed after many tries is left out (the truth
     lists the dice drawn).
     """
@@ -913,7 +915,11 @@ def random_scene(
     n = int(rng.integers(1, 7)) if n_dice is None else n_dice
     if n < 0:
         raise ValueError("n_dice must be >= 0")
-    die_mm = float(rng.uniform(14.0, 19.0))
+    drawn_mm = float(rng.uniform(14.0, 19.0))  # drawn either way: the same seed, the same scene
+    if die_mm is None:
+        die_mm = drawn_mm
+    elif not 5.0 <= die_mm <= 40.0:
+        raise ValueError("die_mm must be within 5..40")
     palette = list(styles) if styles else list(STYLES.values())
     mixed = rng.random() < 0.3
     base_style = palette[int(rng.integers(len(palette)))]
