@@ -37,6 +37,9 @@ and the dice that pass could flag in a second, mirrored one whose verdicts are a
 (``vision.pipsize``, about 1 %), for the dice the model leaves unsure (:func:`size_ratios`,
 :meth:`Evidence.larger`): it adds 11-20 points to the rendered dice squarely on another
 caught end to end (56 / 55 / 56 % by the earlier model alone; clean, degraded and tray scenes).
+A die on a die often hides the only other die: then the flat size the pad has learnt from
+settled rolls stands in for the flat dice beside it (``Pad.flat_side_px``), another 7 / 3 / 6
+points (``bench/bench_synth.py --only learnt``).
 
 The operating points are chosen for the bar, where a false flag forces a re-roll of every die
 just rolled while a missed one can still be called from the phone: at most 1 % of flat,
