@@ -23,6 +23,7 @@ from __future__ import annotations
 
 import contextlib
 import logging
+import statistics
 import threading
 import time
 from collections import deque
@@ -66,9 +67,12 @@ PHOTO_NOTICES = frozenset(
 )
 DEFAULT_BACKOFF = Backoff()
 FLAT_SAMPLES = 60
-"""Flat dice remembered for their size (``vision.pipsize.learned_side``): a dozen rolls. A new
-set of dice of another size makes them disagree, and the size is unknown until the old ones
-have left."""
+"""Flat dice remembered for their size (``vision.pipsize.learned_side``): a dozen rolls."""
+NEW_DICE = 0.02
+"""A settled roll whose flat dice measure this much (a fraction) off the learnt size is taken
+for another set of dice: the size is forgotten and learnt afresh (a single die of a set 5 %
+larger, judged by the old size, would look like a die on a die). A flat die measures within
+about 1.5 % of its true size."""
 
 
 def vision_reader(models_dir: str | None = None, view: str = "overhead") -> Reader:
@@ -513,9 +517,13 @@ class PadService:
         die nearer, 4-8 % larger -- can be told even when it is the only die in view
         (``vision.flags.size_cues``). A failure here costs the sample, never the throw."""
         try:
-            from vision.pipsize import flat_samples
+            from vision.pipsize import flat_samples, learned_side
 
-            self._flat_samples.extend(flat_samples(image, reading.dice, pad))
+            new = flat_samples(image, reading.dice, pad)
+            known = learned_side(self._flat_samples)
+            if new and known is not None and abs(statistics.median(new) / known - 1) > NEW_DICE:
+                self._flat_samples.clear()  # other dice: the old size must not judge them
+            self._flat_samples.extend(new)
         except Exception:  # a measurement is a bonus: the throw has been read
             log.exception("pad service: the flat dice could not be measured")
 

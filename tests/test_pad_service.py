@@ -8,6 +8,7 @@ camera trouble run in milliseconds. Dice are read from the renderer's ground tru
 
 from __future__ import annotations
 
+import dataclasses
 import itertools
 import os
 import time
@@ -811,8 +812,8 @@ def test_the_flat_dice_of_settled_rolls_teach_the_pad_their_size(
     rigs: Callable[..., Rig], tmp_path: Path
 ) -> None:
     """Each settled throw's flat dice are measured; once enough agree, the reader gets the pad
-    with that size (a lone die on another is then told by its size); recalibrating the pad
-    forgets it."""
+    with that size (a lone die on another is then told by its size); other dice, or
+    recalibrating the pad, make it forget the size."""
     from hardware.frames import Frame
     from vision import synth
     from vision.pad import save_pad
@@ -849,8 +850,17 @@ def test_the_flat_dice_of_settled_rolls_teach_the_pad_their_size(
     assert [p is not None and p.flat_side_px is not None for p in pads] == [False, False, True]
     assert pads[2] is not None
     assert pads[2].flat_side_px == pytest.approx(shot.truth.dice[0].size_px, rel=0.02)
+    # the bar brings out a set of dice 6 % larger: its first roll makes the old size forgotten
+    bigger = tuple(dataclasses.replace(d, size_mm=17.0) for d in dice)
+    big = synth.render(synth.Scene(bigger, **look))  # type: ignore[arg-type]
+    for _ in range(3):
+        svc._read(Frame(big.image, 1.0, 1))
+    learnt = [p.flat_side_px if p is not None else None for p in pads[3:]]
+    assert learnt[0] == pytest.approx(shot.truth.dice[0].size_px, rel=0.02)  # judged by the old
+    assert learnt[1] is None  # forgotten; five of the new dice are not yet enough
+    assert learnt[2] == pytest.approx(big.truth.dice[0].size_px, rel=0.02)
     save_pad(shot.truth.pad, pad_file, frame_size=size)  # recalibrated: forget the size
     os.utime(pad_file, (time.time() + 5, time.time() + 5))
     svc._read(frame)
-    assert pads[3] is not None
-    assert pads[3].flat_side_px is None
+    assert pads[6] is not None
+    assert pads[6].flat_side_px is None
