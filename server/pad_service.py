@@ -561,7 +561,12 @@ class PadService:
             self.settle_params = replace(self.settle_params, fps=round(fps, 1))
 
     def status_json(self) -> dict[str, Any]:
-        """For ``GET /api/pad``: the camera, the table on the pad, the last throws."""
+        """For ``GET /api/pad``: the camera, the table on the pad, the flat die's size learnt
+        from the settled rolls (frame px at the pad's centre; null until known), the last
+        throws."""
+        from vision.pipsize import learned_side
+
+        side = learned_side(self._flat_samples)
         return {
             "running": self.running,
             "camera": self._camera.to_json(),
@@ -570,6 +575,7 @@ class PadService:
             "table": self.table_on_pad(),
             "frames": self._frames,
             "fps": round(self.settle_params.fps, 1),
+            "flat_die_px": None if side is None else round(side, 2),
             "throws": [t.to_json() for t in list(self.throws)[-10:]],
         }
 

@@ -859,8 +859,10 @@ def test_the_flat_dice_of_settled_rolls_teach_the_pad_their_size(
     assert learnt[0] == pytest.approx(shot.truth.dice[0].size_px, rel=0.02)  # judged by the old
     assert learnt[1] is None  # forgotten; five of the new dice are not yet enough
     assert learnt[2] == pytest.approx(big.truth.dice[0].size_px, rel=0.02)
+    assert svc.status_json()["flat_die_px"] == pytest.approx(big.truth.dice[0].size_px, rel=0.02)
     save_pad(shot.truth.pad, pad_file, frame_size=size)  # recalibrated: forget the size
     os.utime(pad_file, (time.time() + 5, time.time() + 5))
     svc._read(frame)
     assert pads[6] is not None
     assert pads[6].flat_side_px is None
+    assert svc.status_json()["flat_die_px"] is None
