@@ -8,7 +8,6 @@ camera trouble run in milliseconds. Dice are read from the renderer's ground tru
 
 from __future__ import annotations
 
-import dataclasses
 import itertools
 import os
 import time
@@ -814,25 +813,13 @@ def test_the_flat_dice_of_settled_rolls_teach_the_pad_their_size(
     """Each settled throw's flat dice are measured; once enough agree, the reader gets the pad
     with that size (a lone die on another is then told by its size); other dice, or
     recalibrating the pad, make it forget the size."""
+    from settled_rolls import flat_roll
+
     from hardware.frames import Frame
-    from vision import synth
     from vision.pad import save_pad
 
     rig = rigs([])
-    style = synth.STYLES["white"]
-    spots = (
-        (2, -80, -40, 10),
-        (3, 0, -50, 30),
-        (4, 70, -30, 50),
-        (5, -60, 40, 70),
-        (6, 50, 50, 20),
-    )
-    dice = tuple(
-        synth.DieSpec(v, (float(x), float(y)), float(yaw), 0.0, 0.0, 0.0, 16.0, style)
-        for v, x, y, yaw in spots
-    )
-    look = {"pad": synth.PadStyle(size_mm=(280.0, 200.0)), "camera": synth.Camera(height_mm=320.0)}
-    shot = synth.render(synth.Scene(dice, **look))  # type: ignore[arg-type]
+    shot = flat_roll()
     size = (shot.image.shape[1], shot.image.shape[0])
     pad_file = tmp_path / "pad.json"
     save_pad(shot.truth.pad, pad_file, frame_size=size)
@@ -851,8 +838,7 @@ def test_the_flat_dice_of_settled_rolls_teach_the_pad_their_size(
     assert pads[2] is not None
     assert pads[2].flat_side_px == pytest.approx(shot.truth.dice[0].size_px, rel=0.02)
     # the bar brings out a set of dice 6 % larger: its first roll makes the old size forgotten
-    bigger = tuple(dataclasses.replace(d, size_mm=17.0) for d in dice)
-    big = synth.render(synth.Scene(bigger, **look))  # type: ignore[arg-type]
+    big = flat_roll(17.0)
     for _ in range(3):
         svc._read(Frame(big.image, 1.0, 1))
     learnt = [p.flat_side_px if p is not None else None for p in pads[3:]]

@@ -11,13 +11,20 @@ import cv2
 import numpy as np
 import pytest
 
+from tests.settled_rolls import LOOK, flat_roll
 from tests.vision_drawing import draw_die, table
 from vision import synth
 from vision.detect import read_roll
-from vision.flags import DieView, Evidence, FlagParams, size_ratios
+from vision.flags import DieView, Evidence, FlagParams, size_cues
 from vision.params import DetectorParams
 from vision.pipsize import FaceSize, face_size, size_ratio, square_on, symmetry_centre
 from vision.reading import DieFlag, Pad
+
+
+def size_ratios(*args: Any, **kwargs: Any) -> list[float | None]:
+    """The ratios of ``size_cues`` (leaving out whether each was against a learnt size)."""
+    return [None if c is None else c[0] for c in size_cues(*args, **kwargs)]
+
 
 NO_SIZE = DetectorParams(flags=FlagParams(size_ratio=0.0))
 
@@ -214,31 +221,13 @@ def test_read_roll_flags_the_die_on_a_die_by_its_size() -> None:
 
 # --------------------------------------------------------------------------- a learnt flat size
 
-FLAT_LOOK = {
-    "pad": synth.PadStyle(size_mm=(280.0, 200.0), texture=0.5),
-    "camera": synth.Camera(height_mm=320.0),
-    "lighting": synth.Lighting(),
-}
-
 
 def flat_roll_samples() -> list[float]:
     """The flat dice of one settled roll of five white 16 mm dice, measured and carried to the
     pad's centre, as the pad service collects them."""
     from vision.pipsize import flat_samples
 
-    style = synth.STYLES["white"]
-    spots = (
-        (2, -80, -40, 10),
-        (3, 0, -50, 30),
-        (4, 70, -30, 50),
-        (5, -60, 40, 70),
-        (6, 50, 50, 20),
-    )
-    dice = tuple(
-        synth.DieSpec(v, (float(x), float(y)), float(yaw), 0.0, 0.0, 0.0, 16.0, style)
-        for v, x, y, yaw in spots
-    )
-    shot = synth.render(synth.Scene(dice, **FLAT_LOOK))  # type: ignore[arg-type]
+    shot = flat_roll()
     reading = read_roll(shot.image, pad=shot.truth.pad)
     samples = flat_samples(shot.image, reading.dice, shot.truth.pad)
     assert len(samples) == 5
@@ -282,7 +271,7 @@ def test_a_lone_die_on_another_is_told_by_the_pads_learnt_flat_size() -> None:
     for value in (2, 4, 6):
         below = synth.DieSpec(1, (20.0, 10.0), 0.0, 0.0, 0.0, 0.0, 16.0, style)
         on_top = synth.DieSpec(value, (21.0, 9.0), 15.0, 1.0, 0.0, 16.0, 16.0, style, on_die=0)
-        shot = synth.render(synth.Scene((below, on_top), **FLAT_LOOK))  # type: ignore[arg-type]
+        shot = synth.render(synth.Scene((below, on_top), **LOOK))
         pad = shot.truth.pad
         (alone,) = read_roll(shot.image, pad=pad).dice
         (learnt,) = read_roll(shot.image, pad=dataclasses.replace(pad, flat_side_px=side)).dice
@@ -290,7 +279,7 @@ def test_a_lone_die_on_another_is_told_by_the_pads_learnt_flat_size() -> None:
         assert DieFlag.STACKED in learnt.flags
         for yaw in (15.0, 40.0):
             flat = synth.DieSpec(value, (21.0, 9.0), yaw, 0.0, 0.0, 0.0, 16.0, style)
-            lone = synth.render(synth.Scene((flat,), **FLAT_LOOK))  # type: ignore[arg-type]
+            lone = synth.render(synth.Scene((flat,), **LOOK))
             pad = dataclasses.replace(lone.truth.pad, flat_side_px=side)
             (die,) = read_roll(lone.image, pad=pad).dice
             assert not die.flags

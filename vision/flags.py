@@ -34,7 +34,7 @@ and the dice that pass could flag in a second, mirrored one whose verdicts are a
 (:data:`SYMMETRIES`, :func:`second_look`). The size scalar is weak: a die on a die is only
 4-8 % nearer a camera 280-370 mm up, within the reader's spread of sides (the figures are in
 ``bench/bench_synth.py``'s stack cues). So the size is also measured properly, from the pips
-(``vision.pipsize``, about 1 %), for the dice the model leaves unsure (:func:`size_ratios`,
+(``vision.pipsize``, about 1 %), for the dice the model leaves unsure (:func:`size_cues`,
 :meth:`Evidence.larger`): it adds 11-20 points to the rendered dice squarely on another
 caught end to end (56 / 55 / 56 % by the earlier model alone; clean, degraded and tray scenes).
 A die on a die often hides the only other die: then the flat size the pad has learnt from
@@ -111,7 +111,7 @@ class FlagParams:
     overlap: float = 0.85  # centre distance (sides) under which two distinct dice overlap
     stack_reach: float = 1.6  # another die within this many sides makes a die "touching"
     lean_is_stack: bool = True  # a COCKED die touching another leans on it: STACKED as well
-    # the size cue (Evidence.larger, size_ratios); size_ratio 0 turns it off
+    # the size cue (Evidence.larger, size_cues); size_ratio 0 turns it off
     size_ratio: float = 1.03  # top face this much larger than the flat dice's: on a die ...
     size_ratio_max: float = 1.15  # ... up to this (more is a misjudged die to compare with)
     size_gate: float = 0.3  # ... if the model gives STACKED at least this probability
@@ -189,7 +189,7 @@ class Evidence:
         ratio past ``FlagParams.size_ratio_max`` says a die compared with was not flat (a
         tilted 2 the model missed looks 20 % small), not that this one is stacked. Neither
         cue alone is enough at the bar's false-flag budget; together they catch most dice
-        squarely on another that the model alone misses (see :func:`size_ratios`). Against
+        squarely on another that the model alone misses (see :func:`size_cues`). Against
         the pad's learnt flat size (``size_learnt``) the gate is lower: no neighbour that may
         itself be misjudged enters, and the learnt size is the median of many flat dice."""
         return (
@@ -556,7 +556,7 @@ def judge(
 ) -> tuple[Evidence, ...]:
     """Evidence for every die of one frame (BGR), in the order given: one forward pass for all
     of them (per-die calls cost the network's fixed overhead once per die). With the dice's
-    read ``values`` the size cue is weighed too (:func:`size_ratios`; the ``pad`` tells whether
+    read ``values`` the size cue is weighed too (:func:`size_cues`; the ``pad`` tells whether
     the camera looks squarely down)."""
     if not dice:
         return ()
@@ -581,21 +581,6 @@ def judge(
     )
 
 
-def size_ratios(
-    frame: U8,
-    dice: Sequence[DieView],
-    values: Sequence[int | None],
-    evidence: Sequence[Evidence],
-    params: FlagParams = FlagParams(),
-    *,
-    pad: Pad | None = None,
-    references: int | None = None,
-) -> list[float | None]:
-    """The ratios of :func:`size_cues` alone."""
-    cues = size_cues(frame, dice, values, evidence, params, pad=pad, references=references)
-    return [None if c is None else c[0] for c in cues]
-
-
 def size_cues(
     frame: U8,
     dice: Sequence[DieView],
@@ -607,18 +592,18 @@ def size_cues(
     references: int | None = None,
 ) -> list[tuple[float, bool] | None]:
     """Each die's top-face side over the flat dice's (and whether over the pad's learnt flat
-    size), measured from the pips, where it can
-    matter: for the dice that look alone (no other die in reach: a die squarely on another
-    hides it; one beside another is judged by the model at its lower threshold) which the
-    model does not flag STACKED but gives at least ``FlagParams.size_gate``, against the other
+    size), measured from the pips, where it can matter: for the dice that look alone (no other
+    die in reach: a die squarely on another hides it; one beside another is judged by the model
+    at its lower threshold) which the model does not flag STACKED but gives at least
+    ``FlagParams.size_gate`` (against a learnt size ``size_gate_learnt``), against the other
     dice it flags neither COCKED nor STACKED (a tilted face looks smaller, a die on a die
     larger). ``references`` flat dice that agree in size are needed (by default one when the
     ``pad`` shows the camera square on, else ``FlagParams.size_refs``); with fewer, the size a
     flat die has at that place on the pad, when the pad has learnt it (``Pad.flat_side_px``,
-    ``vision.pipsize.learned_side``: a die squarely on another is often the only die seen).
-    The pips are measured only then, so a frame with no such die costs nothing
-    (``vision.pipsize``: ~0.5 ms a die; on the renders about one frame in six measures any:
-    the flags' median time hardly moves, their mean rises a tenth or so).
+    ``vision.pipsize.learned_side``: a die squarely on another is often the only die seen). The
+    pips are measured only then, so a frame with no such die costs nothing (``vision.pipsize``:
+    ~0.5 ms a die; on the renders about one frame in six measures any: the flags' median time
+    hardly moves, their mean rises a tenth or so).
 
     Why: the flat dice's top faces all lie in one plane square to an overhead camera and look
     the same size wherever they are; a die on a die is one die nearer. On renders (overhead,
