@@ -306,11 +306,18 @@ def _centre(pad: Pad) -> Point:
     return (statistics.fmean(xs), statistics.fmean(ys))
 
 
+def _to_centre(pad: Pad, points: Sequence[Point]) -> list[float] | None:
+    """For each point, how much larger a die looks at the pad's centre than there (None when
+    the pad is not a quadrilateral); one homography for all the points."""
+    w = _sizes_at(pad, np.array([*points, _centre(pad)], np.float32))
+    return None if w is None else [float(w[-1] / x) for x in w[:-1]]
+
+
 def at_centre(pad: Pad, xy: Point, side_px: float) -> float | None:
     """``side_px`` measured at ``xy`` as the same face would look at the pad's centre (None
     when the pad is not a quadrilateral)."""
-    w = _sizes_at(pad, np.array([xy, _centre(pad)], np.float32))
-    return None if w is None else side_px * float(w[1] / w[0])
+    k = _to_centre(pad, [xy])
+    return None if k is None else side_px * k[0]
 
 
 def flat_side_at(pad: Pad | None, xy: Point) -> float | None:
@@ -318,8 +325,8 @@ def flat_side_at(pad: Pad | None, xy: Point) -> float | None:
     its centre) carried there; None when unknown."""
     if pad is None or pad.flat_side_px is None:
         return None
-    w = _sizes_at(pad, np.array([xy, _centre(pad)], np.float32))
-    return None if w is None else pad.flat_side_px * float(w[0] / w[1])
+    k = _to_centre(pad, [xy])
+    return None if k is None else pad.flat_side_px / k[0]
 
 
 def flat_samples(frame: U8, dice: Sequence[DieReading], pad: Pad | None) -> list[float]:
@@ -328,16 +335,15 @@ def flat_samples(frame: U8, dice: Sequence[DieReading], pad: Pad | None) -> list
     (``at_centre``): samples for :func:`learned_side`. Needs a quadrilateral pad."""
     if pad is None or _quad(pad) is None:
         return []
-    out = []
+    faces = []
     for d in dice:
         if d.flags or d.value is None or not 2 <= d.value <= 6:
             continue
         size = face_size(frame, d.center_xy, d.size_px, d.value)
         if size is not None and size.consistent:
-            side = at_centre(pad, size.center_xy, size.side_px)
-            if side is not None:
-                out.append(side)
-    return out
+            faces.append(size)
+    k = _to_centre(pad, [f.center_xy for f in faces]) if faces else None
+    return [] if k is None else [f.side_px * x for f, x in zip(faces, k, strict=True)]
 
 
 def learned_side(
