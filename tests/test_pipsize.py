@@ -260,9 +260,10 @@ def test_a_die_carried_to_the_pads_centre_and_back_keeps_its_size() -> None:
 
 
 def test_a_lone_die_on_another_is_told_by_the_pads_learnt_flat_size() -> None:
-    """The die below is hidden and no flat die lies beside: the model alone passes it; the
-    flat size the pad learnt from earlier rolls shows it one die nearer. A lone flat die is
-    not flagged by the same size."""
+    """The die below is hidden (the top die sits squarely on it, turned alike) and no flat die
+    lies beside: the model alone passes it; the flat size the pad learnt from earlier rolls
+    shows it one die nearer. A lone flat die is not flagged by the same size. (Turned 15
+    degrees from the die below, whose corners then show, the model alone catches a 2 and a 6.)"""
     from vision.pipsize import learned_side
 
     side = learned_side(flat_roll_samples() * 2)
@@ -270,7 +271,7 @@ def test_a_lone_die_on_another_is_told_by_the_pads_learnt_flat_size() -> None:
     style = synth.STYLES["white"]
     for value in (2, 4, 6):
         below = synth.DieSpec(1, (20.0, 10.0), 0.0, 0.0, 0.0, 0.0, 16.0, style)
-        on_top = synth.DieSpec(value, (21.0, 9.0), 15.0, 1.0, 0.0, 16.0, 16.0, style, on_die=0)
+        on_top = synth.DieSpec(value, (20.0, 10.0), 0.0, 1.0, 0.0, 16.0, 16.0, style, on_die=0)
         shot = synth.render(synth.Scene((below, on_top), **LOOK))
         pad = shot.truth.pad
         (alone,) = read_roll(shot.image, pad=pad).dice
