@@ -42,6 +42,7 @@ from hardware.frames import Frame
 from hardware.supervisor import Backoff, CameraState, CameraStatus, CameraSupervisor, Opener
 from scoring.actions import Action, Bank, Roll, Stand, Undo
 from scoring.errors import IllegalActionError
+from server.flat_store import FLAT_FILE, load_flat_samples, save_flat_samples
 from server.health import Health
 from server.pad_decide import Decision, Notice, NoticeKind, decide, dice_wanted
 from server.pad_truth import reading_from_truth, source_truth
@@ -520,12 +521,17 @@ class PadService:
             from vision.pipsize import flat_samples, learned_side
 
             new = flat_samples(image, reading.dice, pad)
+            if not new:
+                return
             known = learned_side(self._flat_samples)
-            if new and known is not None and abs(statistics.median(new) / known - 1) > NEW_DICE:
+            if known is not None and abs(statistics.median(new) / known - 1) > NEW_DICE:
                 self._flat_samples.clear()  # other dice: the old size must not judge them
             self._flat_samples.extend(new)
+            if self.pad_file is not None and self._pad_key is not None:  # kept over a restart
+                path = self.pad_file.with_name(FLAT_FILE)
+                save_flat_samples(path, self._pad_key, list(self._flat_samples))
         except Exception:  # a measurement is a bonus: the throw has been read
-            log.exception("pad service: the flat dice could not be measured")
+            log.exception("pad service: the flat dice could not be measured or kept")
 
     def _pad_for(self, frame: Frame) -> Pad | None:
         """The calibrated pad scaled to this frame (re-read when ``pad.json`` changes); on a
@@ -544,6 +550,8 @@ class PadService:
                     self._pad = load_pad(path, frame_size=frame.size)
                     self._pad_key = key
                     self._flat_samples.clear()  # another pad or frame size: sizes differ
+                    saved = load_flat_samples(path.with_name(FLAT_FILE), key, FLAT_SAMPLES)
+                    self._flat_samples.extend(saved)  # ... unless measured on this one before
                 return self._pad
         truth = source_truth(self.supervisor.source)
         return None if truth is None else truth.pad

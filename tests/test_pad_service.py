@@ -9,6 +9,7 @@ camera trouble run in milliseconds. Dice are read from the renderer's ground tru
 from __future__ import annotations
 
 import itertools
+import logging
 import os
 import time
 from collections.abc import Callable, Iterator
@@ -17,6 +18,7 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any, ClassVar
 
+import cv2
 import numpy as np
 import pytest
 from hypothesis import given, settings
@@ -852,3 +854,65 @@ def test_the_flat_dice_of_settled_rolls_teach_the_pad_their_size(
     assert pads[6] is not None
     assert pads[6].flat_side_px is None
     assert svc.status_json()["flat_die_px"] is None
+
+
+def test_the_learnt_flat_size_outlives_a_restart(
+    rigs: Callable[..., Rig], tmp_path: Path, caplog: pytest.LogCaptureFixture
+) -> None:
+    """The samples are kept beside pad.json: a restarted service judges its first throw by the
+    size already learnt, for the same calibration and frame size only; a damaged file is
+    reported and ignored."""
+    from settled_rolls import flat_roll
+
+    from hardware.frames import Frame
+    from server.flat_store import FLAT_FILE
+    from vision.pad import save_pad
+
+    rig = rigs([])
+    shot = flat_roll()
+    size = (shot.image.shape[1], shot.image.shape[0])
+    pad_file = tmp_path / "pad.json"
+    save_pad(shot.truth.pad, pad_file, frame_size=size)
+    frame = Frame(shot.image, 0.0, 0)
+    first = PadService(rig.tables, None, reader=vision_reader(), pad_file=pad_file)
+    for _ in range(2):
+        first._read(frame)
+    learnt = first.status_json()["flat_die_px"]
+    assert learnt == pytest.approx(shot.truth.dice[0].size_px, rel=0.02)
+    assert (tmp_path / FLAT_FILE).is_file()
+
+    def restarted() -> list[Pad | None]:
+        pads: list[Pad | None] = []
+        real = vision_reader()
+
+        def reader(image: np.ndarray, pad: Pad | None) -> Reading:
+            pads.append(pad)
+            return real(image, pad)
+
+        svc = PadService(rig.tables, None, reader=reader, pad_file=pad_file)
+        svc._read(frame)
+        return pads
+
+    (pad,) = restarted()
+    assert pad is not None
+    assert pad.flat_side_px == pytest.approx(learnt, abs=0.01)  # no roll needed
+    # a frame of another size (another camera mode): nothing to reuse
+    half = cv2.resize(shot.image, (size[0] // 2, size[1] // 2))
+    svc = PadService(rig.tables, None, reader=vision_reader(), pad_file=pad_file)
+    svc._read(Frame(half, 0.0, 0))
+    assert svc.status_json()["flat_die_px"] is None
+    # damaged: reported, ignored, and replaced by the next measurements
+    (tmp_path / FLAT_FILE).write_text('{"pad_mtime": "soon", "samples": [-1]}', encoding="utf-8")
+    with caplog.at_level(logging.WARNING):
+        (pad,) = restarted()
+    assert pad is not None
+    assert pad.flat_side_px is None
+    assert "damaged" in caplog.text
+    # recalibrated: the old samples belong to another pad
+    for _ in range(2):
+        first._read(frame)
+    save_pad(shot.truth.pad, pad_file, frame_size=size)
+    os.utime(pad_file, (time.time() + 5, time.time() + 5))
+    (pad,) = restarted()
+    assert pad is not None
+    assert pad.flat_side_px is None
