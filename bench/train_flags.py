@@ -39,7 +39,10 @@ thresholds (``bench/bench_synth.py --only flags,sheet``; clean / degraded / tray
   scenes alone (16 / 24 / 32 channels) gave about half the stack gain, photos 7.5 / 8.9 %
   flagged; the same data with the second convolution pooled (--pooled, ~1.7x the arithmetic)
   separated renders better still (lone stacks 74.6 % held out) but flagged 10.7 / 26.6 % of
-  the photos.
+  the photos; the shipped layout on 16000 scenes more again (seeds 8, 9): lone stacks 74.8 %
+  held out, STACKED end to end 91 / 86 / 90 %, but tray flat dice 0.88 % and photos 8.6 /
+  26.7 % flagged (with stacked dice weighted 2 instead of 3: 9.6 / 26.3 %). Not shipped: two
+  or three points of stacks for more false flags on every real photo set.
 
 Not shipped, for the record: signed colour differences from the pad as two more image channels
 (the same trade within a point or two); 30 epochs without averaging or contrast; soft targets
