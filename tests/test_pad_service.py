@@ -809,6 +809,17 @@ def test_demo_camera_without_models_reads_the_renderers_truth(rigs: Callable[...
 # -- the flat die's size, learnt from settled rolls ---------------------------------------
 
 
+def recording_reader(pads: list[Pad | None]) -> Callable[[np.ndarray, Pad | None], Reading]:
+    """The real reader, noting in ``pads`` the pad it is handed for each throw."""
+    real = vision_reader()
+
+    def reader(image: np.ndarray, pad: Pad | None) -> Reading:
+        pads.append(pad)
+        return real(image, pad)
+
+    return reader
+
+
 def test_the_flat_dice_of_settled_rolls_teach_the_pad_their_size(
     rigs: Callable[..., Rig], tmp_path: Path
 ) -> None:
@@ -826,13 +837,7 @@ def test_the_flat_dice_of_settled_rolls_teach_the_pad_their_size(
     pad_file = tmp_path / "pad.json"
     save_pad(shot.truth.pad, pad_file, frame_size=size)
     pads: list[Pad | None] = []
-    real = vision_reader()
-
-    def reader(image: np.ndarray, pad: Pad | None) -> Reading:
-        pads.append(pad)
-        return real(image, pad)
-
-    svc = PadService(rig.tables, None, reader=reader, pad_file=pad_file)
+    svc = PadService(rig.tables, None, reader=recording_reader(pads), pad_file=pad_file)
     frame = Frame(shot.image, 0.0, 0)
     for _ in range(3):
         svc._read(frame)
@@ -883,13 +888,7 @@ def test_the_learnt_flat_size_outlives_a_restart(
 
     def restarted() -> list[Pad | None]:
         pads: list[Pad | None] = []
-        real = vision_reader()
-
-        def reader(image: np.ndarray, pad: Pad | None) -> Reading:
-            pads.append(pad)
-            return real(image, pad)
-
-        svc = PadService(rig.tables, None, reader=reader, pad_file=pad_file)
+        svc = PadService(rig.tables, None, reader=recording_reader(pads), pad_file=pad_file)
         svc._read(frame)
         return pads
 
