@@ -42,7 +42,7 @@ from hardware.frames import Frame
 from hardware.supervisor import Backoff, CameraState, CameraStatus, CameraSupervisor, Opener
 from scoring.actions import Action, Bank, Roll, Stand, Undo
 from scoring.errors import IllegalActionError
-from server.flat_store import FLAT_FILE, load_flat_samples, save_flat_samples
+from server.flat_store import FLAT_FILE, PadKey, load_flat_samples, save_flat_samples
 from server.health import Health
 from server.pad_decide import Decision, Notice, NoticeKind, decide, dice_wanted
 from server.pad_truth import reading_from_truth, source_truth
@@ -196,7 +196,7 @@ class PadService:
         self._pending: dict[str, bytes] = {}  # table -> JPEG of a throw awaiting the phone
         self._pad: Pad | None = None
         self._flat_samples: deque[float] = deque(maxlen=FLAT_SAMPLES)
-        self._pad_key: tuple[float, tuple[int, int]] | None = None
+        self._pad_key: PadKey | None = None
         self._camera = self.supervisor.status
         self._camera_shown: dict[str, Any] = {}
         self._last_beat = -1e9
