@@ -352,6 +352,18 @@ def test_the_networks_input_for_several_views_is_each_mirrored_row() -> None:
     )
 
 
+def test_the_shipped_networks_inputs_are_the_planes_taken_apart() -> None:
+    """The deployed network takes the constant planes as one number each (see flags.PLANES)."""
+    g = flags.N_CHANNELS * flags.GRID * flags.GRID
+    x = np.random.default_rng(14).normal(size=(4, g + flags.N_SCALARS)).astype(np.float32)
+    for views in ((0,), (3,), (0, 7)):
+        p = flags.planes(x, views)
+        image, scalars = flags.inputs(x, views)
+        assert image.shape == (4 * len(views), flags.N_CHANNELS, flags.GRID, flags.GRID)
+        assert np.array_equal(image, p[:, : flags.N_CHANNELS])
+        assert np.array_equal(scalars, p[:, flags.N_CHANNELS :, 0, 0])
+
+
 def test_features_are_deterministic_and_sized() -> None:
     shot = synth.render(synth.random_scene(np.random.default_rng(5), n_dice=2))
     d = shot.truth.dice[0]

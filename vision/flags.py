@@ -52,7 +52,8 @@ degraded and tray scenes counting those detections (98.2 / 99.2 / 98.0 % of thos
 their top face), with 0 / 0.18 / 0.55 % of flat dice flagged. (A model once trained to pass
 off-face detections as flat caught only 84 / 88 / 84 %.) STACKED end to end: 88 / 84 / 87 %,
 82 / 82 / 82 % of dice squarely on another. This model is wider (24 / 32 / 48 channels, its
-second convolution strided rather than pooled: 2.9 M multiply-adds a die against 2.6 M) and
+second convolution strided rather than pooled: 2.9 M multiply-adds a die against 2.6 M as
+trained, 2.5 M as run, see ``PLANES``) and
 saw 16000 more stack-rich scenes; the one before caught 73 / 80 / 79 % of stacks and 64 / 75 / 75 %
 of dice squarely on another at the same points. What it cannot be taught is the camera: real
 photos taken at a slant show flat dice's side faces as a tilt would, and an oblique webcam's
@@ -408,8 +409,11 @@ def features_all(
 PLANE_SCALARS = (0, 1, 5, 6, 7, 8)
 """Which scalars the network gets, as constant planes: eu, ev, near, nu, nv, size."""
 PLANES = N_CHANNELS + len(PLANE_SCALARS)
-"""Network input planes: the image channels, then the ``PLANE_SCALARS`` as constant planes
-(one input tensor keeps the model on OpenCV's fast classic ``dnn`` engine)."""
+"""The network as trained takes the image channels, then the ``PLANE_SCALARS`` as constant
+planes (:func:`planes`). As shipped it takes them apart (:func:`inputs`): a convolution of a
+constant plane is the constant times a fixed map, so ``bench/train_flags.py`` exports the first
+convolution on the image channels plus a per-die sum of those maps (``Deployed``; the same
+verdicts to float rounding, 0.09 against 0.11 ms a die)."""
 
 
 SYMMETRIES = (0, 7)
@@ -456,10 +460,11 @@ def _mirrored_scalars(sc: F32, k: int) -> F32:
 
 
 def planes(x: F32, views: Sequence[int] = (0,)) -> F32:
-    """Feature vectors (rows) as the network's N x PLANES x GRID x GRID input; with several
-    ``views`` (symmetries, see :func:`symmetry`), all rows in the first view, then all in the
-    next, ... Written straight into one array: the same numbers as ``planes(symmetry(x, k))``
-    without the intermediate copies (a frame's input is ~60 KB per die and view)."""
+    """Feature vectors (rows) as the trained network's N x PLANES x GRID x GRID input (run time
+    takes them apart: :func:`inputs`); with several ``views`` (symmetries, see
+    :func:`symmetry`), all rows in the first view, then all in the next, ... Written
+    straight into one array: the same numbers as ``planes(symmetry(x, k))`` without the
+    intermediate copies (a frame's input is ~60 KB per die and view)."""
     x = np.atleast_2d(x)
     n = len(x)
     g2 = GRID * GRID
@@ -473,9 +478,26 @@ def planes(x: F32, views: Sequence[int] = (0,)) -> F32:
     return out
 
 
+def inputs(x: F32, views: Sequence[int] = (0,)) -> tuple[F32, F32]:
+    """Feature rows as the shipped network's two inputs: the image channels (N x N_CHANNELS x
+    GRID x GRID) and the ``PLANE_SCALARS`` (N x 6), in the order of :func:`planes`."""
+    x = np.atleast_2d(x)
+    n = len(x)
+    g2 = GRID * GRID
+    img = x[:, : N_CHANNELS * g2].reshape(n, N_CHANNELS, GRID, GRID)
+    image: F32 = np.empty((len(views) * n, N_CHANNELS, GRID, GRID), np.float32)
+    scalars: F32 = np.empty((len(views) * n, len(PLANE_SCALARS)), np.float32)
+    for j, k in enumerate(views):
+        image[j * n : (j + 1) * n] = _mirrored(img, k)
+        scalars[j * n : (j + 1) * n] = _mirrored_scalars(x[:, N_CHANNELS * g2 :], k)[
+            :, list(PLANE_SCALARS)
+        ]
+    return image, scalars
+
+
 class FlagModel:
-    """The trained network (ONNX, run by OpenCV's ``dnn``): N x PLANES x GRID x GRID in,
-    N x 2 logits (cocked, stacked) out."""
+    """The trained network (ONNX, run by OpenCV's ``dnn``): :func:`inputs` in, N x 2 logits
+    (cocked, stacked) out."""
 
     def __init__(self, path: Path) -> None:
         try:
@@ -495,9 +517,10 @@ class FlagModel:
         n = len(x)
         if n == 0:
             return np.zeros((0, 2), np.float32)
-        batch = planes(x, views)
+        image, scalars = inputs(x, views)
         with self._lock:
-            self._net.setInput(batch)
+            self._net.setInput(image, "image")
+            self._net.setInput(scalars, "scalars")
             logits = np.asarray(self._net.forward(), np.float32).reshape(-1, 2)
         p = 1.0 / (1.0 + np.exp(-np.clip(logits, -30, 30)))
         if len(views) == 1:  # a mean of one
