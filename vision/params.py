@@ -90,9 +90,9 @@ class DetectorParams:
     """The COCKED / STACKED operating points and the camera's focal length
     (``vision.flags.FlagParams``). Their defaults are for a camera straight above the pad, as
     the product mounts it; a camera looking in at a slant shows the side faces of flat dice and
-    wants higher thresholds (``cocked_threshold`` 0.995, ``stacked_threshold`` 0.995 and
-    ``stacked_alone_threshold`` 0.99999 keep the oblique photos of nellbyler_d6 and
-    matteop65_d6 at 3.3-3.4 % of dice flagged, against 8.1 % and 21.6 % at the defaults;
+    wants higher thresholds (``cocked_threshold`` 0.99, ``stacked_threshold`` 0.99 and
+    ``stacked_alone_threshold`` 0.9999 keep the oblique photos of nellbyler_d6 and
+    matteop65_d6 at 3.2 / 2.6 % of dice flagged, against 8.0 / 16.8 % at the defaults;
     ``bench/bench_synth.py``; see :data:`CAMERA_VIEWS`)."""
 
     models_dir: str | None = None
@@ -130,15 +130,15 @@ class DetectorParams:
 CAMERA_VIEWS: dict[str, FlagParams] = {
     "overhead": FlagParams(),
     "slanted": FlagParams(
-        cocked_threshold=0.995, stacked_threshold=0.995, stacked_alone_threshold=0.99999
+        cocked_threshold=0.99, stacked_threshold=0.99, stacked_alone_threshold=0.9999
     ),
 }
 """The COCKED / STACKED operating points by how the camera looks at the pad. ``overhead`` (the
 product's mount, straight above the pad): at most 1 % of flat rendered dice flagged, 98-99 % of
-dice tilted 15 degrees or more and 84-88 % of stacked dice caught. ``slanted`` (a camera
-looking in at an angle, whose flat dice show side faces, as the real photo sets do): 3.3-3.4 %
-of their dice flagged instead of 8.1-21.6 %, at the cost of 90-91 % of tilted and 70-73 % of
-stacked rendered dice caught."""
+dice tilted 15 degrees or more and 85-91 % of stacked dice caught. ``slanted`` (a camera
+looking in at an angle, whose flat dice show side faces, as the real photo sets do): 3.2 / 2.6 %
+of their dice flagged (nellbyler_d6 / matteop65_d6) instead of 8.0 / 16.8 %, at the cost of
+93-94 % of tilted and 76-80 % of stacked rendered dice caught."""
 
 
 def flags_for_view(view: str) -> FlagParams:

@@ -126,6 +126,41 @@ _PLANES = np.stack([np.ones_like(_FX), _FX, _FY, _FX * _FX, _FY * _FY, _FX * _FY
 """Per pixel of the fit patch: 1, x, y, x^2, y^2, xy (sides): one product gives the moments."""
 
 
+_FACE_PX = np.flatnonzero(_FR2 < 0.25**2)
+"""Fit-patch pixels (flat indices) surely on the face: its colour is their median."""
+_PIPS_PX = np.flatnonzero(_FR2 < 0.4**2)
+"""Fit-patch pixels where the pips are: their contrast with the face sets the ink scale."""
+_ONES = np.ones((1, 3), np.float32)
+
+
+def _norm(diff: F32) -> F32:
+    """Each pixel's length over its three channels (OpenCV's calls: ~5x NumPy's here, and
+    this runs for every die whose size is measured)."""
+    h, w = diff.shape[:2]
+    out: F32 = np.sqrt(cv2.transform(cv2.multiply(diff, diff), _ONES).reshape(h, w))
+    return out
+
+
+def _median(rows: F32) -> F32:
+    """``np.median(rows, axis=1)`` by one partial sort (the same numbers, ~3x faster)."""
+    k = rows.shape[1]
+    if k % 2:
+        out: F32 = np.partition(rows, k // 2, axis=1)[:, k // 2]
+        return out
+    p = np.partition(rows, [k // 2 - 1, k // 2], axis=1)
+    mid: F32 = np.asarray((p[:, k // 2 - 1] + p[:, k // 2]) / 2, np.float32)
+    return mid
+
+
+def _percentile(values: F32, q: float) -> float:
+    """``np.percentile(values, q)`` (linear) by one partial sort (the same number, ~6x faster)."""
+    pos = q / 100 * (len(values) - 1)
+    lo = int(pos)
+    hi = min(lo + 1, len(values) - 1)
+    p = np.partition(values, [lo, hi])
+    return float(p[lo] + (p[hi] - p[lo]) * (pos - lo))
+
+
 def _parabola(a: float, b: float, c: float) -> float:
     den = a - 2 * b + c
     return 0.0 if abs(den) < 1e-12 else 0.5 * (a - c) / den
@@ -138,10 +173,12 @@ def symmetry_centre(frame: U8, center_xy: Point, side_px: float) -> Point:
     k = _SYM_PX / (_SYM_SPAN * side_px)
     lab = cv2.cvtColor(_warp(frame, center_xy, k, _SYM_PX), cv2.COLOR_BGR2LAB).astype(np.float32)
     blur = cv2.GaussianBlur(lab, (0, 0), 0.15 * _SYM_PX / _SYM_SPAN)
-    diff = lab - blur
-    ink = np.sqrt(np.einsum("ijk,ijk->ij", diff, diff)) * _SYM_WINDOW
-    f = np.fft.rfft2(ink, s=(2 * _SYM_PX, 2 * _SYM_PX))
-    conv = np.fft.irfft2(f * f, s=(2 * _SYM_PX, 2 * _SYM_PX))  # peaks at twice the centre
+    ink = _norm(np.asarray(cv2.subtract(lab, blur), np.float32)) * _SYM_WINDOW
+    padded = np.zeros((2 * _SYM_PX, 2 * _SYM_PX), np.float32)  # no wrap-around
+    padded[:_SYM_PX, :_SYM_PX] = ink
+    f = cv2.dft(padded)  # OpenCV's: half the time of NumPy's here
+    conv = cv2.idft(cv2.mulSpectrums(f, f, 0), flags=cv2.DFT_SCALE | cv2.DFT_REAL_OUTPUT)
+    # ... the autoconvolution peaks at twice the centre
     lim = int(0.9 * _SYM_PX / _SYM_SPAN)
     mid = _SYM_PX - 1
     sub = conv[mid - lim : mid + lim + 1, mid - lim : mid + lim + 1]
@@ -169,10 +206,9 @@ def face_size(
     center = symmetry_centre(frame, center_xy, side_px)
     k = _FIT_PX / (_FIT_SPAN * side_px)
     lab = cv2.cvtColor(_warp(frame, center, k, _FIT_PX), cv2.COLOR_BGR2LAB).astype(np.float32)
-    face = np.median(lab[_FR2 < 0.25**2], axis=0)
-    diff = lab - face
-    dist = np.sqrt(np.einsum("ijk,ijk->ij", diff, diff))
-    contrast = float(np.percentile(dist[_FR2 < 0.4**2], 97))
+    face = _median(lab.reshape(-1, 3)[_FACE_PX].T)
+    dist = _norm(lab - face)
+    contrast = _percentile(dist.reshape(-1)[_PIPS_PX], 97)
     if contrast < 8.0:  # no pips stand out
         return None
     ink = np.clip((dist - 0.35 * contrast) / (0.3 * contrast), 0.0, 1.0).astype(np.float32)
