@@ -74,6 +74,14 @@ NEW_DICE = 0.02
 for another set of dice: the size is forgotten and learnt afresh (a single die of a set 5 %
 larger, judged by the old size, would look like a die on a die). A flat die measures within
 about 1.5 % of its true size."""
+FLAT_RESAVE = 0.0025
+"""``flat_dice.json`` is rewritten when the learnt size moves this much (a fraction: 0.1 px of a
+40 px die) ...
+"""
+FLAT_RESAVE_ROLLS = 12
+"""... or after this many measured rolls (the samples then have turned over), not after every
+roll: a Pi's SD card wears with every write, and a restart that finds samples a few rolls old
+learns the same size."""
 
 
 def vision_reader(models_dir: str | None = None, view: str = "overhead") -> Reader:
@@ -196,6 +204,8 @@ class PadService:
         self._pending: dict[str, bytes] = {}  # table -> JPEG of a throw awaiting the phone
         self._pad: Pad | None = None
         self._flat_samples: deque[float] = deque(maxlen=FLAT_SAMPLES)
+        self._flat_saved: float | None = None  # the learnt size flat_dice.json holds
+        self._flat_rolls = 0  # rolls measured since it was written
         self._pad_key: PadKey | None = None
         self._camera = self.supervisor.status
         self._camera_shown: dict[str, Any] = {}
@@ -527,11 +537,26 @@ class PadService:
             if known is not None and abs(statistics.median(new) / known - 1) > NEW_DICE:
                 self._flat_samples.clear()  # other dice: the old size must not judge them
             self._flat_samples.extend(new)
-            if self.pad_file is not None and self._pad_key is not None:  # kept over a restart
-                path = self.pad_file.with_name(FLAT_FILE)
+            self._flat_rolls += 1
+            side = learned_side(self._flat_samples)
+            if self.pad_file is not None and self._pad_key is not None and self._flat_due(side):
+                path = self.pad_file.with_name(FLAT_FILE)  # kept over a restart
                 save_flat_samples(path, self._pad_key, list(self._flat_samples))
+                self._flat_saved, self._flat_rolls = side, 0
         except Exception:  # a measurement is a bonus: the throw has been read
             log.exception("pad service: the flat dice could not be measured or kept")
+
+    def _flat_due(self, side: float | None) -> bool:
+        """Whether ``flat_dice.json`` is worth rewriting now that the learnt size is ``side``:
+        a restart must not restore a size the service no longer holds (learnt, forgotten for
+        other dice, or moved by ``FLAT_RESAVE``), and samples should not grow older than
+        ``FLAT_RESAVE_ROLLS`` rolls; other rolls leave the file alone."""
+        saved = self._flat_saved
+        if (side is None) != (saved is None):
+            return True
+        if side is not None and saved is not None and abs(side / saved - 1) > FLAT_RESAVE:
+            return True
+        return self._flat_rolls >= FLAT_RESAVE_ROLLS
 
     def _pad_for(self, frame: Frame) -> Pad | None:
         """The calibrated pad scaled to this frame (re-read when ``pad.json`` changes); on a
@@ -546,12 +571,14 @@ class PadService:
                 key = (mtime, frame.size)
                 if key != self._pad_key:
                     from vision.pad import load_pad
+                    from vision.pipsize import learned_side
 
                     self._pad = load_pad(path, frame_size=frame.size)
                     self._pad_key = key
                     self._flat_samples.clear()  # another pad or frame size: sizes differ
                     saved = load_flat_samples(path.with_name(FLAT_FILE), key, FLAT_SAMPLES)
                     self._flat_samples.extend(saved)  # ... unless measured on this one before
+                    self._flat_saved, self._flat_rolls = learned_side(saved), 0
                 return self._pad
         truth = source_truth(self.supervisor.source)
         return None if truth is None else truth.pad

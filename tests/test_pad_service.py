@@ -9,6 +9,7 @@ camera trouble run in milliseconds. Dice are read from the renderer's ground tru
 from __future__ import annotations
 
 import itertools
+import json
 import logging
 import os
 import time
@@ -859,6 +860,50 @@ def test_the_flat_dice_of_settled_rolls_teach_the_pad_their_size(
     assert pads[6] is not None
     assert pads[6].flat_side_px is None
     assert svc.status_json()["flat_die_px"] is None
+
+
+def test_the_flat_size_file_is_written_when_it_matters_not_every_roll(
+    rigs: Callable[..., Rig], tmp_path: Path
+) -> None:
+    """An SD card wears with every write: the samples are written when the learnt size is new,
+    gone or moved, and otherwise every FLAT_RESAVE_ROLLS rolls; a set of other dice is written
+    at once, so a restart never judges them by the old size."""
+    from settled_rolls import flat_roll
+
+    from hardware.frames import Frame
+    from server.flat_store import FLAT_FILE
+    from server.pad_service import FLAT_RESAVE_ROLLS
+    from vision.pad import save_pad
+
+    rig = rigs([])
+    shot = flat_roll()
+    size = (shot.image.shape[1], shot.image.shape[0])
+    pad_file = tmp_path / "pad.json"
+    save_pad(shot.truth.pad, pad_file, frame_size=size)
+    flat_file = tmp_path / FLAT_FILE
+    svc = PadService(rig.tables, None, reader=vision_reader(), pad_file=pad_file)
+    writes: list[int] = []
+    last = None
+    for k in range(1, 2 * FLAT_RESAVE_ROLLS + 3):
+        svc._read(Frame(shot.image, 0.0, k))
+        stat = flat_file.stat() if flat_file.is_file() else None  # written: a new file
+        seen = None if stat is None else (stat.st_ino, stat.st_mtime_ns)
+        if seen != last:
+            writes.append(k)
+            last = seen
+    learnt = svc.status_json()["flat_die_px"]
+    assert learnt is not None
+    first = writes[0]  # the roll whose samples made the size known
+    assert writes == [first, first + FLAT_RESAVE_ROLLS, first + 2 * FLAT_RESAVE_ROLLS]
+    # a set of dice 10 % larger: the old size is forgotten, and so is the file's
+    svc._read(Frame(flat_roll(die_mm=17.6).image, 0.0, 99))
+    assert svc.status_json()["flat_die_px"] is None
+    assert min(json.loads(flat_file.read_text(encoding="utf-8"))["samples"]) > 1.05 * learnt
+    pads: list[Pad | None] = []
+    restarted = PadService(rig.tables, None, reader=recording_reader(pads), pad_file=pad_file)
+    restarted._read(Frame(shot.image, 0.0, 0))
+    assert pads[0] is not None
+    assert pads[0].flat_side_px is None
 
 
 def test_the_learnt_flat_size_outlives_a_restart(
