@@ -81,11 +81,23 @@ def main() -> None:
                 game.apply(s, a)
 
         per_action = median_ms(live, runs) / len(log)
-        full = median_ms(lambda game=game, start=start, log=log: replay(game, start, log), runs)
+
+        def full_replay(game: Any = game, start: Any = start, log: list[Action] = log) -> Any:
+            return replay(game, start, log)
+
+        full = median_ms(full_replay, runs)
         final = states[-1]
-        to_json = median_ms(lambda g=game, s=final: json.dumps(g.state_to_json(s)), runs)
+
+        def dump(g: Any = game, s: Any = final) -> str:
+            return json.dumps(g.state_to_json(s))
+
+        to_json = median_ms(dump, runs)
         text = json.dumps(game.state_to_json(final))
-        back = median_ms(lambda g=game, t=text: g.state_from_json(json.loads(t)), runs)
+
+        def read_back(g: Any = game, t: str = text) -> Any:
+            return g.state_from_json(json.loads(t))
+
+        back = median_ms(read_back, runs)
         print(
             f"{game.name}: {name}: {len(log)} actions; apply median {per_action * 1000:.0f} µs "
             f"per action; full replay (undo/fix path) {full:.2f} ms; scoreboard JSON "

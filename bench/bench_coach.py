@@ -23,6 +23,7 @@ import statistics
 import time
 from collections.abc import Callable
 from dataclasses import replace
+from functools import partial
 from typing import Any
 
 from scoring import bar_dice, bolo, coach_bar_dice, farkle, you_blew_it
@@ -127,7 +128,7 @@ def main() -> None:
 
     print("Cold solve per rule set (median of", args.runs, "runs; all board minimums)")
     for name, rules in RULE_SETS:
-        secs = median_s(lambda r=rules: cold_solve(r), args.runs)
+        secs = median_s(partial(cold_solve, rules), args.runs)
         policies = [solve(s) for s in standard_specs(rules)]
         caps = ", ".join(f"{p.cap}" for p in policies)
         print(f"  {name:44s} {secs:6.2f} s  ({len(policies)} policies, caps {caps})")
@@ -155,8 +156,11 @@ def main() -> None:
     )
     print(f"  Bolo, P(reaching a need in one fresh turn, finishing policy): {chances}")
     for goal in (350, 700):
-        p = solve(FarkleSpec("you-blew-it", you_blew_it.table(), goal=goal)).roll_value(0, 6)
-        print(f"  You Blew It, best P(banking >= {goal} in one turn): {100 * p:.1f} % (RULES 1.4)")
+        chance = solve(FarkleSpec("you-blew-it", you_blew_it.table(), goal=goal)).roll_value(0, 6)
+        print(
+            f"  You Blew It, best P(banking >= {goal} in one turn): {100 * chance:.1f} % "
+            "(RULES 1.4)"
+        )
 
     print("\nHint lookup (median of 2000 calls)")
     policy = solve(spec_for("you-blew-it", ybi_rules()))
@@ -190,10 +194,11 @@ def main() -> None:
     )
 
     print(f"\nSolver v engine: {args.turns} turns following hint(), seeded dice")
-    for game_name, rules, policy_spec in [
+    checks: list[tuple[str, you_blew_it.HouseRules | bolo.HouseRules, FarkleSpec]] = [
         ("you-blew-it", ybi_rules(), spec_for("you-blew-it", ybi_rules())),
         ("bolo", bolo_rules(), spec_for("bolo", bolo_rules(), minimum=350)),
-    ]:
+    ]
+    for game_name, rules, policy_spec in checks:
         mean, se = simulate(game_name, rules, args.turns, seed=1)
         solved = solve(policy_spec).expected_turn()
         z = (mean - solved) / se

@@ -233,6 +233,16 @@ def run_one(clients: int, actions: int, interval: float) -> dict[str, Any]:
         return result
 
 
+def ms(v: float) -> str:
+    """Seconds as milliseconds, 10 characters wide."""
+    return f"{v * 1000:8.1f}ms"
+
+
+def mb(kb: float) -> str:
+    """Kilobytes as megabytes, 8 characters wide."""
+    return f"{kb / 1024:6.1f}MB"
+
+
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--clients", type=int, nargs="+", default=[50, 100, 200])
@@ -250,8 +260,6 @@ def main() -> int:
     for n in args.clients:
         r = run_one(n, args.actions, args.interval)
         every, single = r["every"], r["single"]
-        ms = lambda v: f"{v * 1000:8.1f}ms"  # noqa: E731
-        mb = lambda kb: f"{kb / 1024:6.1f}MB"  # noqa: E731
         posts = r["posts"]
         print(f"{n:>7} {ms(statistics.median(posts))[1:]:>9} {ms(pct(posts, 0.99))[1:]:>9} "
               f"{ms(statistics.median(every)):>10} {ms(pct(every, 0.99)):>10} "

@@ -62,6 +62,24 @@ def record_folder(folder: Path, size: tuple[int, int], n: int) -> Path:
     return folder
 
 
+def demo_factory(size: tuple[int, int]) -> Factory:
+    """The demo camera at ``size``, seed 1, at the frame rate the factory is given."""
+
+    def make(fps: float | None) -> FrameSource:
+        return DemoSource(seed=1, fps=fps, size=size)
+
+    return make
+
+
+def files_factory(folder: Path) -> Factory:
+    """A files replay of ``folder`` at the frame rate the factory is given."""
+
+    def make(fps: float | None) -> FrameSource:
+        return FilesSource(folder, fps=fps)
+
+    return make
+
+
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--seconds", type=float, default=3.0, help="real-time run per source")
@@ -73,13 +91,11 @@ def main() -> None:
         sources: list[tuple[str, Factory]] = []
         for size in ((640, 480), (1280, 720)):
             label = f"{size[0]}x{size[1]}"
-            sources.append(
-                (f"demo {label}", lambda fps, s=size: DemoSource(seed=1, fps=fps, size=s))
-            )
+            sources.append((f"demo {label}", demo_factory(size)))
             folder = Path(tmp) / label
             folder.mkdir()
             record_folder(folder, size, 60)
-            sources.append((f"files {label} JPEG", lambda fps, f=folder: FilesSource(f, fps=fps)))
+            sources.append((f"files {label} JPEG", files_factory(folder)))
 
         print(
             f"{'source':<24}{'ms/frame':>10}{'max fps':>10}{'fps @' + str(int(args.fps)):>10}"

@@ -426,8 +426,11 @@ def bench_settle(quick: bool) -> None:
             exact += 1
             latencies.append((events[0] - seq.rest_index) / fps * 1000)
         before = seq.remaining
-    grey = cv2.resize(
-        cv2.cvtColor(frame.image, cv2.COLOR_BGR2GRAY), (160, 120), interpolation=cv2.INTER_AREA
+    grey = np.asarray(
+        cv2.resize(
+            cv2.cvtColor(frame.image, cv2.COLOR_BGR2GRAY), (160, 120), interpolation=cv2.INTER_AREA
+        ),
+        np.uint8,
     )
     times_grey = []
     for _ in range(300):
@@ -510,6 +513,8 @@ def sheet_of(name: str, tray: bool, quick: bool) -> None:
     judged: list[float] = []
     for path in paths:
         image = cv2.imread(str(path))
+        if image is None:
+            raise SystemExit(f"cannot read {path}")
         pad = None
         if tray:
             try:  # find_pad wants the empty pad: paint the labelled dice out first
@@ -526,7 +531,7 @@ def sheet_of(name: str, tray: bool, quick: bool) -> None:
         dice += len(reading.dice)
         marked = annotate(image, reading)
         if pad is not None:
-            cv2.polylines(marked, [np.int32(pad.polygon)], True, (255, 200, 0), 1)
+            cv2.polylines(marked, [np.asarray(pad.polygon, np.int32)], True, (255, 200, 0), 1)
         for die in reading.dice:
             for f in die.flags:
                 counts[f] += 1
@@ -580,8 +585,14 @@ def bench_learnt(quick: bool) -> None:
     read_roll = reader()
     if read_roll is None:
         return
-    kinds = {"n_dice": None, "cocked": 0.3, "stacked": 0.15, "off_pad": 0.15, "max_tilt_deg": 40.0}
-    sets = {
+    kinds: dict[str, Any] = {
+        "n_dice": None,
+        "cocked": 0.3,
+        "stacked": 0.15,
+        "off_pad": 0.15,
+        "max_tilt_deg": 40.0,
+    }
+    sets: dict[str, tuple[int, dict[str, Any]]] = {
         "clean": (40, {"degrade": False}),
         "degraded": (41, {"degrade": True}),
         "tray": (42, {"degrade": False, "n_dice": 6, "spacing": 1.0}),
@@ -607,7 +618,7 @@ def bench_learnt(quick: bool) -> None:
             side = pipsize.learned_side(samples)
             counts["learnt"] += side is not None
             for _ in range(4):
-                scene = synth.random_scene(rng, look=look, die_mm=die_mm, **{**kinds, **extra})  # type: ignore[arg-type]
+                scene = synth.random_scene(rng, look=look, die_mm=die_mm, **{**kinds, **extra})
                 shot = synth.render(scene, rng=rng)
                 pad = shot.truth.pad
                 for tag, p in (("without", pad), ("with", replace(pad, flat_side_px=side))):

@@ -26,6 +26,7 @@ import zlib
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Any
 
 REPO = Path(__file__).resolve().parent.parent
 if str(REPO) not in sys.path:
@@ -255,6 +256,8 @@ def error_sheet(score: Score, path: Path, *, tile: int = 96, cols: int = 10) -> 
     tiles = []
     for image_path, label, read in score.wrong_dice:
         frame = cv2.imread(str(image_path), cv2.IMREAD_COLOR)
+        if frame is None:
+            raise SystemExit(f"cannot read {image_path}")
         side = 2 * max(label.bbox[2], label.bbox[3], 15.0)
         (cx, cy), k = label.center, tile / side
         m = np.array([[k, 0, tile / 2 - cx * k], [0, k, tile / 2 - cy * k]])
@@ -279,11 +282,11 @@ def parse_fold(text: str | None) -> tuple[int, int] | None:
     return i, k
 
 
-def parse_overrides(items: Sequence[str]) -> dict[str, object]:
+def parse_overrides(items: Sequence[str]) -> dict[str, Any]:
     """``["value_views=2", "flags.cocked_threshold=0.81"]`` -> typed DetectorParams keyword
     arguments (``flags.NAME`` sets a field of its ``FlagParams``)."""
-    out: dict[str, object] = {}
-    flag_kw: dict[str, object] = {}
+    out: dict[str, Any] = {}
+    flag_kw: dict[str, Any] = {}
     for item in items:
         name, _, text = item.partition("=")
         owner, _, sub = name.partition(".")
@@ -294,7 +297,7 @@ def parse_overrides(items: Sequence[str]) -> dict[str, object]:
         else:
             out[name] = _typed(DetectorParams(), name, text, name)
     if flag_kw:
-        out["flags"] = FlagParams(**flag_kw)  # type: ignore[arg-type]
+        out["flags"] = FlagParams(**flag_kw)
     return out
 
 
@@ -335,7 +338,10 @@ def main(argv: Sequence[str] | None = None) -> int:
     for name in DATASETS:
         subset = in_fold(load_dataset(args.datasets, name), parse_fold(args.fold))
         images += subset[: args.limit] if args.limit else subset
-    read_roll(cv2.imread(str(images[0].path)), params=params)  # load the models outside timing
+    first = cv2.imread(str(images[0].path))
+    if first is None:
+        raise SystemExit(f"cannot read {images[0].path}")
+    read_roll(first, params=params)  # load the models outside timing
     report(evaluate(images, params), show_wrong=args.wrong, errors=args.errors)
     return 0
 

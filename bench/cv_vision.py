@@ -136,7 +136,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         if not trained(folder):
             print(f"fold {i}: no models in {folder}, left out", flush=True)
             continue
-        params = DetectorParams(models_dir=str(folder), **overrides)  # type: ignore[arg-type]
+        params = DetectorParams(models_dir=str(folder), **overrides)
         images = [
             im
             for name in DATASETS

@@ -206,15 +206,18 @@ def reader_samples(
 
     params = DetectorParams(models_dir=models)
 
+    def no_flags(frame: np.ndarray, views: list[object], **_: object) -> tuple[frozenset[str], ...]:
+        return tuple(frozenset() for _ in views)
+
     def read_roll(image: np.ndarray) -> Reading:
         # the reader's geometry only: the flags it would add come from the model being replaced
         # (whose input may not even fit the current features), and would cost time for nothing
-        unflagged = detect.judge_all
-        detect.judge_all = lambda frame, views, **_: tuple(frozenset() for _ in views)
+        unflagged = getattr(detect, "judge_all")  # noqa: B009 (the name read_roll looks up)
+        setattr(detect, "judge_all", no_flags)  # noqa: B010
         try:
             return detect.read_roll(image, params=params)
         finally:
-            detect.judge_all = unflagged
+            setattr(detect, "judge_all", unflagged)  # noqa: B010
 
     rng = np.random.default_rng(seed)
     xs, ys, tilts = [], [], []
@@ -448,7 +451,7 @@ def predict(net: torch.nn.Module, x: np.ndarray) -> np.ndarray:
             ).mean(dim=0)
             for i in range(0, len(x), 512)
         ]
-    return torch.cat(out).numpy()
+    return np.asarray(torch.cat(out).numpy())
 
 
 class Deployed(torch.nn.Module):

@@ -74,6 +74,7 @@ import math
 import statistics
 import sys
 import time
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -175,6 +176,8 @@ def to_samples(images: list[LabelledImage]) -> list[Sample]:
     out = []
     for im in images:
         frame = cv2.imread(str(im.path), cv2.IMREAD_COLOR)
+        if frame is None:
+            raise SystemExit(f"cannot read {im.path}")
         sides = [max(d.bbox[2], d.bbox[3]) for d in im.dice]
         if im.dataset == "matteop65_d6":
             big = [s for s, d in zip(sides, im.dice, strict=True) if d.value >= 2]
@@ -236,7 +239,7 @@ def colour_jitter(
         hsv[..., 0] = (hsv[..., 0] + int(rng.integers(0, 180))) % 180
         hsv[..., 1] = np.clip(hsv[..., 1] * rng.uniform(0.5, 1.4), 0, 255)
         out = cv2.cvtColor(hsv.astype(np.uint8), cv2.COLOR_HSV2BGR)
-    f = out.astype(np.float32)
+    f: np.ndarray = out.astype(np.float32)
     if rng.random() < 0.3:  # per-channel gain (white balance)
         f *= rng.uniform(0.8, 1.2, size=3).astype(np.float32)
     f = (f - 128) * rng.uniform(0.6, 1.3) + 128 + rng.uniform(-45, 45)
@@ -255,14 +258,17 @@ def colour_jitter(
         out = cv2.GaussianBlur(out, (0, 0), rng.uniform(0.3, 0.8 if mild else 1.3))
     elif r < (0.25 if mild else 0.4):
         k = 3 if mild else int(rng.integers(3, 8))
-        kernel = np.zeros((k, k), np.float32)
+        kernel: np.ndarray = np.zeros((k, k), np.float32)
         kernel[k // 2, :] = 1 / k
         m = cv2.getRotationMatrix2D((k / 2 - 0.5, k / 2 - 0.5), rng.uniform(0, 180), 1)
         kernel = cv2.warpAffine(kernel, m, (k, k))
         out = cv2.filter2D(out, -1, kernel / max(kernel.sum(), 1e-6))
     if rng.random() < (0.25 if mild else 0.35):
         q = int(rng.integers(50 if mild else 25, 95))
-        out = cv2.imdecode(cv2.imencode(".jpg", out, [cv2.IMWRITE_JPEG_QUALITY, q])[1], 1)
+        decoded = cv2.imdecode(cv2.imencode(".jpg", out, [cv2.IMWRITE_JPEG_QUALITY, q])[1], 1)
+        if decoded is None:
+            raise RuntimeError("JPEG round trip of an augmented image failed")
+        out = decoded
     return out
 
 
@@ -331,7 +337,8 @@ class ValueNet(nn.Module):
         )
 
     def forward(self, x: torch.Tensor) -> torch.Tensor:
-        return self.f(x)  # type: ignore[no-any-return]
+        y: torch.Tensor = self.f(x)
+        return y
 
 
 # ----------------------------------------------------------------------------- locator data
@@ -422,8 +429,11 @@ def drawn_patch(value: int, rng: np.random.Generator) -> np.ndarray:
     big = out * k
 
     def colour() -> tuple[int, int, int]:
-        hsv = np.uint8([[[rng.integers(0, 180), rng.integers(0, 256), rng.integers(20, 256)]]])
-        return tuple(int(v) for v in cv2.cvtColor(hsv, cv2.COLOR_HSV2BGR)[0, 0])
+        hsv = np.array(
+            [[[rng.integers(0, 180), rng.integers(0, 256), rng.integers(20, 256)]]], np.uint8
+        )
+        blue, green, red = (int(v) for v in cv2.cvtColor(hsv, cv2.COLOR_HSV2BGR)[0, 0])
+        return (blue, green, red)
 
     body = colour()
     pip = colour()
@@ -479,7 +489,8 @@ def value_batch(
 ) -> tuple[torch.Tensor, torch.Tensor]:
     """Patches as the reader cuts them: 75 % dice (a third of them where the locator put
     them), 25 % not dice (locator false hits, near misses beside a die, anywhere)."""
-    imgs, labels = [], []
+    imgs: list[np.ndarray] = []
+    labels: list[int] = []
     while len(imgs) < n:
         if rng.random() < 0.15:
             value = int(rng.integers(1, 7))
@@ -553,7 +564,14 @@ def value_loss(y: torch.Tensor, t: torch.Tensor, *, hard: float) -> torch.Tensor
     return (1 - hard) * each.mean() + hard * top
 
 
-def fit(model: nn.Module, batches, steps: int, lr: float, loss_fn, log: str) -> None:  # type: ignore[no-untyped-def]
+def fit(
+    model: nn.Module,
+    batches: Callable[[], tuple[torch.Tensor, ...]],
+    steps: int,
+    lr: float,
+    loss_fn: Callable[..., torch.Tensor],
+    log: str,
+) -> None:
     opt = torch.optim.AdamW(model.parameters(), lr=lr, weight_decay=1e-4)
     sched = torch.optim.lr_scheduler.OneCycleLR(opt, max_lr=lr, total_steps=steps, pct_start=0.15)
     model.train()
