@@ -352,16 +352,16 @@ def test_the_networks_input_for_several_views_is_each_mirrored_row() -> None:
     )
 
 
-def test_the_shipped_networks_inputs_are_the_planes_taken_apart() -> None:
+def test_the_shipped_networks_inputs_are_each_mirrored_row_taken_apart() -> None:
     """The deployed network takes the constant planes as one number each (see flags.PLANES)."""
     g = flags.N_CHANNELS * flags.GRID * flags.GRID
     x = np.random.default_rng(14).normal(size=(4, g + flags.N_SCALARS)).astype(np.float32)
     for views in ((0,), (3,), (0, 7)):
-        p = flags.planes(x, views)
         image, scalars = flags.inputs(x, views)
         assert image.shape == (4 * len(views), flags.N_CHANNELS, flags.GRID, flags.GRID)
-        assert np.array_equal(image, p[:, : flags.N_CHANNELS])
-        assert np.array_equal(scalars, p[:, flags.N_CHANNELS :, 0, 0])
+        y = np.concatenate([flags.symmetry(x, k) for k in views])
+        assert np.array_equal(image.reshape(len(y), -1), y[:, :g])
+        assert np.array_equal(scalars, y[:, g:][:, list(flags.PLANE_SCALARS)])
 
 
 def test_features_are_deterministic_and_sized() -> None:
