@@ -98,6 +98,8 @@ class FaceSize:
     center_xy: Point  # the centre of its pip pattern, frame px
     angle_deg: float  # its turn, degrees in [0, 90) (or [0, 180) for 2, 3 and 6)
     consistent: bool  # fit and moment agree, ink centred, as wide as tall
+    squeeze: float | None = None  # 4-6: the layout's width over its height, over a flat face's
+    fits: bool = True  # fit and moment agree, ink centred: the pips were measured well
 
 
 def _warp(frame: U8, center: Point, px_per_side: float, out: int) -> U8:
@@ -231,14 +233,14 @@ def face_size(
         s = math.sqrt(float(m[3] + m[4]) / float(m[0]) / _moment(value, None))
     total, xx, yy, xy = float(m[0]), float(m[3]), float(m[4]), float(m[5])
     off = math.hypot(float(m[1]), float(m[2])) / total / s
-    consistent = abs(s / scale - 1) <= _AGREE and off <= _CENTRED
+    fits = abs(s / scale - 1) <= _AGREE and off <= _CENTRED
+    consistent, squeeze = fits, None
     if value in _ASPECT:  # a face squeezed one way by a tilt
         root = math.hypot(xx - yy, 2 * xy)
-        aspect = math.sqrt((xx + yy + root) / max(xx + yy - root, 1e-9))
-        consistent = consistent and abs(aspect / _ASPECT[value] - 1) <= _SQUARE
-    return FaceSize(
-        side_px * s, (float(center[0]), float(center[1])), math.degrees(turn), consistent
-    )
+        squeeze = math.sqrt((xx + yy + root) / max(xx + yy - root, 1e-9)) / _ASPECT[value]
+        consistent = fits and abs(squeeze - 1) <= _SQUARE
+    center_xy = (float(center[0]), float(center[1]))
+    return FaceSize(side_px * s, center_xy, math.degrees(turn), consistent, squeeze, fits)
 
 
 def _fit_layout(spots: F32, value: int) -> tuple[float, float]:
