@@ -655,10 +655,7 @@ def squeeze_cues(
         return out
     cache = {} if measured is None else measured
     for i in want:
-        d = dice[i]
-        if i not in cache:
-            cache[i] = pipsize.face_size(frame, d.center_xy, d.side_px, values[i])
-        size = cache[i]
+        size = _face_size(cache, frame, dice, values, i)
         out[i] = (
             size is not None
             and size.fits
@@ -666,6 +663,21 @@ def squeeze_cues(
             and abs(size.squeeze - 1) >= params.squeeze
         )
     return out
+
+
+def _face_size(
+    cache: dict[int, pipsize.FaceSize | None],
+    frame: U8,
+    dice: Sequence[DieView],
+    values: Sequence[int | None],
+    k: int,
+) -> pipsize.FaceSize | None:
+    """Die ``k``'s top face measured from its pips, once per frame (``cache``: the size and
+    squeeze cues share it)."""
+    if k not in cache:
+        d = dice[k]
+        cache[k] = pipsize.face_size(frame, d.center_xy, d.side_px, values[k])
+    return cache[k]
 
 
 def size_cues(
@@ -720,10 +732,7 @@ def size_cues(
     sizes: dict[int, pipsize.FaceSize | None] = {} if measured is None else measured
 
     def size(k: int) -> pipsize.FaceSize | None:
-        if k not in sizes:
-            d = dice[k]
-            sizes[k] = pipsize.face_size(frame, d.center_xy, d.side_px, values[k])
-        return sizes[k]
+        return _face_size(sizes, frame, dice, values, k)
 
     if references is not None:
         need = references
