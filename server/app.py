@@ -2,7 +2,8 @@
 
 No module-level state: everything lives on the app (``app.extensions["dicepad"]``, see
 :mod:`server.services`), so tests run many apps side by side on temporary data directories.
-Building the app opens (and migrates) the database and replays every table's log.
+Building the app opens (and migrates) the database and brings back every table (replaying the
+logs of those in play; see :mod:`server.tables`).
 """
 
 from __future__ import annotations
@@ -59,7 +60,8 @@ def create_app(config: Config) -> Flask:
     health = Health(store, feed, monotonic=config.monotonic)
     problems = tables.load()
     count = len(tables.summaries())
-    health.report("tables", not problems, "; ".join(problems) or f"{count} tables replayed")
+    loaded = f"{count} tables, {tables.replays} replayed (finished games wait until opened)"
+    health.report("tables", not problems, "; ".join(problems) or loaded)
     if config.manual_only:
         health.report("camera", True, "no camera (--camera none): manual entry only")
     else:

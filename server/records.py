@@ -2,7 +2,9 @@
 
 Records are derived data. They are written in the same transaction as the event that made
 them, re-derived for the whole table when an undo, a fix or a re-roll changes what stands (so
-an undone roll never stays on the wall), and rebuilt from every log at start. A roll taken
+an undone roll never stays on the wall), and derived again at start for every table replayed:
+a finished table whose digest still stands keeps its records, which the same rules code
+derived from the same log (:mod:`server.tables`). A roll taken
 back by the ``reroll`` right after it (cocked, stacked or sloppy dice) never happened as far
 as the wall is concerned: every engine models that re-roll as replacing the throw just made.
 Hiding a record is the PIN holder's decision and is stored apart, so it survives every rebuild.

@@ -3,7 +3,9 @@
 The log is the truth. Events are only ever inserted (triggers refuse UPDATE and DELETE), every
 append is one transaction together with everything derived from it, and the database runs in
 WAL mode with ``synchronous=FULL``: a power cut loses at most the write in flight, never the
-database. The schema is created and migrated here (``PRAGMA user_version``).
+database. The schema is created and migrated here (``PRAGMA user_version``). Beside the log
+it keeps derived data, always replaceable from it: the record wall and the digests of
+finished tables (what a start would otherwise replay them for).
 
 One connection serves the process behind a lock: writes are serialised anyway, and the reads
 the API does (a log, a snapshot, the record wall) are short.
@@ -76,6 +78,17 @@ MIGRATIONS: tuple[tuple[str, ...], ...] = (
         )""",
         "CREATE TABLE settings (name TEXT PRIMARY KEY, value TEXT NOT NULL)",
     ),
+    (
+        # Derived, like ``records``: what the replay of a finished table gave (its table-list
+        # summary), stamped with the rules code (``engine``) and the last event (``seq``) it
+        # was derived from, so that a start need not replay the table while both still match.
+        """CREATE TABLE table_digests (
+            table_id TEXT PRIMARY KEY REFERENCES tables(id),
+            engine TEXT NOT NULL,
+            seq INTEGER NOT NULL,
+            summary TEXT NOT NULL CHECK (json_valid(summary))
+        ) WITHOUT ROWID""",
+    ),
 )
 SCHEMA_VERSION = len(MIGRATIONS)
 
@@ -137,6 +150,27 @@ class RecordRow:
             "snapshot": self.snapshot_seq,
             "hidden": self.hidden,
         }
+
+
+@dataclass(frozen=True)
+class Digest:
+    """What replaying a finished table derived (``summary``, its line in the table list) and
+    from what: the rules code (``engine``, a stamp of its source) and the log up to ``seq``.
+    It stands for a replay only while both still match; it is never the truth."""
+
+    table_id: str
+    engine: str
+    seq: int
+    summary: dict[str, Any]
+
+
+@dataclass(frozen=True)
+class TableHead:
+    """A table as a start sees it: its row, its last event's seq (0: none), its digest."""
+
+    row: TableRow
+    last_seq: int
+    digest: Digest | None = None
 
 
 def _dumps(obj: object) -> str:
@@ -254,6 +288,25 @@ class Store:
         )
         return [self._table(r) for r in rows]
 
+    def heads(self) -> list[TableHead]:
+        """Every table, oldest first, with its last seq and its digest if it has one, in ONE
+        query: a start reads this instead of every log."""
+        rows = self._query(
+            "SELECT t.id, t.game, t.setup, t.rules, t.created, t.ended,"
+            " (SELECT MAX(e.seq) FROM events e WHERE e.table_id = t.id),"
+            " d.engine, d.seq, d.summary"
+            " FROM tables t LEFT JOIN table_digests d ON d.table_id = t.id"
+            " ORDER BY t.created, t.id"
+        )
+        return [
+            TableHead(
+                self._table(r),
+                r[6] or 0,
+                None if r[7] is None else Digest(r[0], r[7], r[8], json.loads(r[9])),
+            )
+            for r in rows
+        ]
+
     def table(self, table_id: str) -> TableRow | None:
         rows = self._query(
             "SELECT id, game, setup, rules, created, ended FROM tables WHERE id = ?", (table_id,)
@@ -283,13 +336,15 @@ class Store:
         replace_records: bool = False,
         set_ended: bool = False,
         ended: str | None = None,
+        digest: Digest | None = None,
     ) -> None:
         """One event and everything derived from it, in ONE transaction.
 
         ``records`` are added (after deleting the table's records when ``replace_records``,
         the undo/fix case); with ``set_ended`` the table's ``ended`` becomes ``ended`` (an
-        ``end`` action, or an undo of one). Raises ``sqlite3.IntegrityError`` when
-        ``seq`` is taken, so two writers can never interleave a log.
+        ``end`` action, or an undo of one); ``digest`` (the game just finished) replaces the
+        table's digest. Raises ``sqlite3.IntegrityError`` when ``seq`` is taken, so two
+        writers can never interleave a log.
         """
         if event.source not in SOURCES:
             raise ValueError(f"unknown event source {event.source!r}")
@@ -316,6 +371,8 @@ class Store:
             self._insert_records(db, records)
             if set_ended:
                 db.execute("UPDATE tables SET ended = ? WHERE id = ?", (ended, event.table_id))
+            if digest is not None:
+                self._save_digests(db, [digest])
 
     def snapshot(self, table_id: str, seq: int) -> bytes | None:
         rows = self._query(
@@ -349,10 +406,35 @@ class Store:
         )
 
     def replace_all_records(self, records: Iterable[RecordRow]) -> None:
-        """Rebuild the derived record wall from scratch (at start, after replaying the logs)."""
+        """Rebuild the derived record wall from scratch (every table's records at once)."""
         with self._transaction() as db:
             db.execute("DELETE FROM records")
             self._insert_records(db, records)
+
+    def rederive(
+        self,
+        records: Mapping[str, Sequence[RecordRow]],
+        *,
+        digests: Iterable[Digest] = (),
+        forget: Iterable[str] = (),
+    ) -> None:
+        """After replaying some tables: each table in ``records`` gets exactly those records
+        (the other tables' are left alone), ``digests`` are saved and the digests of the
+        tables in ``forget`` dropped, all in ONE transaction."""
+        with self._transaction() as db:
+            db.executemany("DELETE FROM records WHERE table_id = ?", [(t,) for t in records])
+            self._insert_records(db, (r for rows in records.values() for r in rows))
+            self._save_digests(db, digests)
+            db.executemany("DELETE FROM table_digests WHERE table_id = ?", [(t,) for t in forget])
+
+    @staticmethod
+    def _save_digests(db: sqlite3.Connection, digests: Iterable[Digest]) -> None:
+        db.executemany(
+            "INSERT INTO table_digests (table_id, engine, seq, summary) VALUES (?, ?, ?, ?)"
+            " ON CONFLICT (table_id) DO UPDATE SET engine = excluded.engine,"
+            " seq = excluded.seq, summary = excluded.summary",
+            [(d.table_id, d.engine, d.seq, _dumps(d.summary)) for d in digests],
+        )
 
     def records(
         self,

@@ -6,12 +6,19 @@ to the table's log in one SQLite transaction with its derived records, applied t
 held in memory, then broadcast to the live feed. A per-table lock serialises writers, so two
 posts at once both land, one after the other, and the feed sends them in log order.
 
-At start :meth:`TableService.load` replays every table's log; the state is then exactly what
-it was before the restart.
+At start :meth:`TableService.load` replays the log of every table still in play and derives
+its records again. A finished table is not replayed when its digest (:class:`server.store.Digest`)
+was made by the rules code running now (:func:`server.stamp.engine_stamp`) from its whole log
+(its last seq): it is held *dormant*, its line in the table list taken from the digest and its
+records left on the wall as they were derived, and it is replayed on first use. Either way the
+state is exactly what it was before the restart, and nothing derived outlives the rules code
+or the log it came from: a new stamp or a later event makes the digest stale, and the table is
+replayed at the next start.
 """
 
 from __future__ import annotations
 
+import dataclasses
 import logging
 import secrets
 import threading
@@ -28,14 +35,17 @@ from scoring.history import apply_logged
 from scoring.rules import parse_rules, rules_to_json
 from server.feed import Feed, Sink, Stream, live_view, sse
 from server.records import record_rows, replay_with_records, taken_back_by
+from server.stamp import engine_stamp
 from server.standing import Standing, last_roll, resolve
-from server.store import SOURCES, EventRow, RecordRow, Store, TableRow
+from server.store import SOURCES, Digest, EventRow, RecordRow, Store, TableHead, TableRow
 
 log = logging.getLogger(__name__)
 
 ID_ALPHABET = "23456789abcdefghjkmnpqrstuvwxyz"  # no 0/o, 1/l/i: read aloud, typed on a phone
 ID_LENGTH = 6
 JPEG_MAGIC = b"\xff\xd8\xff"
+#: a table's line in the table list (:meth:`TableService.summaries`): what a digest keeps
+SUMMARY_KEYS = ("table", "game", "title", "setup", "created", "ended", "seq")
 
 
 class UnknownTableError(LookupError):
@@ -81,6 +91,32 @@ class _Live:
     lock: threading.Lock = field(default_factory=threading.Lock)
 
 
+@dataclass
+class _Dormant:
+    """A finished table not replayed at start: its row, its game and its line in the table
+    list (from its digest). ``waking`` makes the replay on first use happen once."""
+
+    row: TableRow
+    game: Game[Any]
+    summary: dict[str, Any]
+    waking: threading.Lock = field(default_factory=threading.Lock)
+
+
+def _summary(view: Mapping[str, Any]) -> dict[str, Any]:
+    """A table's line in the table list, from its view."""
+    return {k: view[k] for k in SUMMARY_KEYS} | {
+        "scores": view["state"].get("scores"),
+        "expecting": view["expecting"],
+        "over": view["over"],
+    }
+
+
+def _finished(view: Mapping[str, Any]) -> bool:
+    """A game the rules call over (won, or ended with ``end``) whose log replays: it only
+    changes again through an undo or a fix, so its digest may stand for a replay."""
+    return bool(view["over"]) and view["problem"] is None
+
+
 def _new_state(game: Game[Any], row: TableRow) -> Any:
     setup = row.setup
     if "teams" in setup:
@@ -110,43 +146,84 @@ class TableService:
         clock: Callable[[], datetime],
         max_snapshot_bytes: int = 1024 * 1024,
         keepalive_seconds: float = 15.0,
+        engine: str | None = None,
     ) -> None:
+        """``engine`` is the rules code's stamp the digests are checked against (default:
+        :func:`~server.stamp.engine_stamp`; a test passes another to play an upgrade)."""
         self._store = store
         self._feed = feed
         self._clock = clock
         self._max_snapshot = max_snapshot_bytes
         self._keepalive = keepalive_seconds
-        self._lock = threading.Lock()  # guards the dict, never held while applying
-        self._live: dict[str, _Live] = {}
+        self._engine = engine_stamp() if engine is None else engine
+        self._lock = threading.Lock()  # guards the dict and the count, never held replaying
+        self._tables: dict[str, _Live | _Dormant] = {}
         self._created: list[Callable[[dict[str, Any]], object]] = []
+        self._replays = 0
 
     # -- start ----------------------------------------------------------------------------
 
     def load(self) -> list[str]:
-        """Replay every table's log and rebuild the record wall; returns the problems found.
+        """Bring back every table; returns the problems found.
 
-        A table whose log no longer replays is kept, closed; one whose game is gone is left
-        out. Either way the rest of the house carries on, and the log is never touched.
+        A finished table with a current digest is held dormant (no replay, its records kept);
+        every other table is replayed, its records derived again (only its own: one
+        transaction for all of them) and, once finished, its digest saved. A table whose log
+        no longer replays is kept, closed; one whose game is gone is left out (its records
+        go). Either way the rest of the house carries on, and the log is never touched.
         """
         problems: list[str] = []
-        records: list[RecordRow] = []
-        loaded: dict[str, _Live] = {}
-        for row in self._store.tables():
+        records: dict[str, list[RecordRow]] = {}
+        digests: list[Digest] = []
+        stale: list[str] = []  # digests no longer true of their table (reopened, closed)
+        loaded: dict[str, _Live | _Dormant] = {}
+        for head in self._store.heads():
+            row = head.row
             try:
+                digest = self._current(head)
+                if digest is not None:
+                    loaded[row.id] = _Dormant(row, games.find(row.game), digest.summary)
+                    continue
                 live, rows = self._replay(row)
             except (ValueError, ImportError) as exc:  # an unknown game, a refused line-up
                 problems.append(f"table {row.id} is not loaded: {exc}")
+                records[row.id] = []
+                if head.digest is not None:
+                    stale.append(row.id)
                 continue
             loaded[row.id] = live
-            records.extend(rows)
+            records[row.id] = rows
             if live.problem:
                 problems.append(f"table {row.id}: {live.problem}")
-        self._store.replace_all_records(records)
+            if _finished(live.view):
+                digests.append(self._digest(live.view))
+            elif head.digest is not None:
+                stale.append(row.id)
+        self._store.rederive(records, digests=digests, forget=stale)
         with self._lock:
-            self._live = loaded
+            self._tables = loaded
         return problems
 
+    def _current(self, head: TableHead) -> Digest | None:
+        """The table's digest if it stands for a replay: made by this rules code from the
+        whole log as it is now, of a finished game."""
+        d = head.digest
+        if d is None or d.engine != self._engine or d.seq != head.last_seq:
+            return None
+        return d if d.summary.get("over") is True else None
+
+    def _digest(self, view: Mapping[str, Any]) -> Digest:
+        return Digest(view["table"], self._engine, view["seq"], _summary(view))
+
+    @property
+    def replays(self) -> int:
+        """How many table logs this service has replayed (at start and on first use)."""
+        with self._lock:
+            return self._replays
+
     def _replay(self, row: TableRow) -> tuple[_Live, list[RecordRow]]:
+        with self._lock:
+            self._replays += 1
         events = self._store.events(row.id)
         problem: str | None = None
         game = games.find(row.game)
@@ -171,48 +248,79 @@ class TableService:
 
     # -- reading --------------------------------------------------------------------------
 
-    def _get(self, table_id: str) -> _Live:
+    def _held(self, table_id: str) -> _Live | _Dormant:
         with self._lock:
-            live = self._live.get(table_id)
-        if live is None:
+            held = self._tables.get(table_id)
+        if held is None:
             raise UnknownTableError(f"no table {table_id!r}")
-        return live
+        return held
+
+    def _get(self, table_id: str) -> _Live:
+        held = self._held(table_id)
+        return held if isinstance(held, _Live) else self._wake(held)
+
+    def _wake(self, dormant: _Dormant) -> _Live:
+        """Replay a dormant table on its first use, once: a second caller waits for the
+        first (on the table's own lock, never the service's) and takes its result.
+
+        The replay derives the records already on the wall, so they are not written again;
+        a replay that finds a problem closes the table (or leaves it out) as :meth:`load`
+        would, takes its records off the wall and drops its digest.
+        """
+        table_id = dormant.row.id
+        with dormant.waking:
+            with self._lock:
+                held = self._tables.get(table_id)
+            if isinstance(held, _Live):
+                return held  # woken meanwhile
+            try:
+                live, _ = self._replay(dormant.row)
+            except (ValueError, ImportError) as exc:
+                log.error("table %s is not loaded: %s", table_id, exc)
+                self._store.rederive({table_id: []}, forget=[table_id])
+                with self._lock:
+                    if self._tables.get(table_id) is dormant:
+                        del self._tables[table_id]
+                raise UnknownTableError(f"table {table_id!r} is not loaded: {exc}") from exc
+            if live.problem is not None:
+                log.error("table %s: %s", table_id, live.problem)
+                self._store.rederive({table_id: []}, forget=[table_id])
+            with self._lock:
+                if self._tables.get(table_id) is dormant:
+                    self._tables[table_id] = live
+            return live
 
     def __contains__(self, table_id: object) -> bool:
         with self._lock:
-            return table_id in self._live
+            return table_id in self._tables
 
     def view(self, table_id: str) -> dict[str, Any]:
         """The table as the scoreboard shows it (cached; rebuilt on every change)."""
         return self._get(table_id).view
 
     def summaries(self) -> list[dict[str, Any]]:
-        """Every table, newest first, for the table list."""
+        """Every table, newest first, for the table list (a dormant table's from its digest:
+        listing the tables never replays one)."""
         with self._lock:
-            lives = list(self._live.values())
+            held = list(self._tables.values())
         out = []
-        for live in sorted(lives, key=lambda t: (t.row.created, t.row.id), reverse=True):
-            v = live.view
-            out.append(
-                {k: v[k] for k in ("table", "game", "title", "setup", "created", "ended", "seq")}
-                | {
-                    "scores": v["state"].get("scores"),
-                    "expecting": v["expecting"],
-                    "over": v["over"],
-                }
-            )
+        for t in sorted(held, key=lambda t: (t.row.created, t.row.id), reverse=True):
+            out.append(_summary(t.view) if isinstance(t, _Live) else dict(t.summary))
         return out
 
+    # The log, a roll's photo and the game come from the store and the row alone: reading
+    # them (a photo on the record wall) does not wake a dormant table.
+
     def log(self, table_id: str, since: int = 0) -> list[dict[str, Any]]:
-        self._get(table_id)
+        self._held(table_id)
         return [entry_json(e) for e in self._store.events(table_id, since)]
 
     def snapshot(self, table_id: str, seq: int) -> bytes | None:
-        self._get(table_id)
+        self._held(table_id)
         return self._store.snapshot(table_id, seq)
 
     def game_of(self, table_id: str) -> Game[Any]:
-        return self._get(table_id).game
+        return self._held(table_id).game
 
     def _view(self, live: _Live) -> dict[str, Any]:
         game, state = live.game, live.state
@@ -268,7 +376,7 @@ class TableService:
         live = _Live(row, game, state, state, [], 0, None)
         live.view = self._view(live)
         with self._lock:
-            self._live[table_id] = live
+            self._tables[table_id] = live
             listeners = list(self._created)
         for listener in listeners:
             try:
@@ -298,6 +406,10 @@ class TableService:
         Raises :class:`UnknownTableError`, ``IllegalActionError`` (the rule's message; also
         :class:`TableClosedError`), ``ValueError`` for a bad source or snapshot. Nothing is
         changed unless the event is safely in the database.
+
+        An action that leaves the game finished (the winning bank, ``end``) saves the table's
+        digest in the event's own transaction, so the next start need not replay tonight's
+        games either; an undo or fix after it leaves that digest stale (its seq is behind).
         """
         if source not in SOURCES:
             raise ValueError(f"source must be one of {', '.join(SOURCES)}, got {source!r}")
@@ -337,6 +449,12 @@ class TableService:
                 table_id, seq, at, source, action.type, action.to_json(), snapshot is not None
             )
             ended = _ended(standing)
+            pad = {k: v for k, v in live.pad.items() if k != "notice"}  # the table moved on
+            view = self._view(
+                dataclasses.replace(
+                    live, state=after, standing=standing, seq=seq, ended=ended, pad=pad
+                )
+            )
             self._store.append(
                 event,
                 snapshot=snapshot,
@@ -344,9 +462,10 @@ class TableService:
                 replace_records=replace,
                 set_ended=ended != live.ended,
                 ended=ended,
+                digest=self._digest(view) if _finished(view) else None,
             )
             live.state, live.standing, live.seq, live.ended = after, standing, seq, ended
-            live.pad.pop("notice", None)  # the table moved on
+            live.pad, live.view = pad, view
             return self._publish(live, event, highlights)
 
     def set_pad(self, table_id: str, key: str, value: Any) -> None:
@@ -368,11 +487,10 @@ class TableService:
         return self.apply(table_id, End(), source=source)
 
     def _publish(self, live: _Live, event: EventRow, highlights: tuple[Highlight, ...]) -> Applied:
-        """Refresh the cached view and broadcast; called with the table's lock held, so the
-        feed carries events in log order. The message is encoded once for every phone, and
-        its state is :func:`~server.feed.live_view` (history cut to the last round): bounded
-        however long the game."""
-        live.view = self._view(live)
+        """Broadcast the entry and the table's view (already refreshed); called with the
+        table's lock held, so the feed carries events in log order. The message is encoded
+        once for every phone, and its state is :func:`~server.feed.live_view` (history cut to
+        the last round): bounded however long the game."""
         entry = entry_json(event)
         live_entry = entry | {"highlights": [h.to_json() for h in highlights]}
         self._feed.publish(
