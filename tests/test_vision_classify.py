@@ -14,6 +14,7 @@ from vision.classify import ValueGuess, classify, cut_die
 from vision.face import face_angle
 from vision.nets import load_nets
 from vision.params import DetectorParams
+from vision.synth import SceneImage
 
 
 def _patches() -> list[np.ndarray]:
@@ -139,12 +140,99 @@ def test_a_two_cut_off_centre_reads_as_one_until_looked_at_again() -> None:
         first, again = looks(1, turn, off, every_one)
         assert first.value == 1
         assert again.value == 1
-    off = DetectorParams(ones_unsure=0.0)
-    assert looks(2, 0.0, (-0.3, 0.3), off)[1].value == 1
+    no_relook = DetectorParams(ones_unsure=0.0)
+    assert looks(2, 0.0, (-0.3, 0.3), no_relook)[1].value == 1
     with pytest.raises(ValueError, match="relook_shifts"):
         DetectorParams(relook_shifts=(0.6,))
     with pytest.raises(ValueError, match="relook_accept"):
         DetectorParams(relook_accept=1.5)
+
+
+def _green_scene(*specs: tuple[int, tuple[float, float], float]) -> SceneImage:
+    """A flat overhead render of green dice ``(value, (x, y) mm, turn)`` on plain felt."""
+    from vision import synth
+    from vision.synth import Camera, DieSpec, Lighting, PadStyle, Scene
+
+    dice = tuple(
+        DieSpec(v, xy, yaw_deg=turn, size_mm=20.0, style=synth.STYLES["green"])
+        for v, xy, turn in specs
+    )
+    pad = PadStyle(colour=(40, 110, 30), texture=0.0)
+    light = Lighting(azimuth_deg=0, elevation_deg=90, shadow=0.0, ambient=0.6)
+    return synth.render(Scene(dice, pad, Camera(height_mm=200.0), light))
+
+
+def test_a_die_cut_off_its_centre_is_read_from_the_best_look_around() -> None:
+    """A cut a fifth of a side off a 1 towards its neighbour takes in the neighbour's pip (a
+    2); a cut a quarter side off a 5 loses a pip (a 4). Both look off-centre to the value
+    network ("not a die" above ``recentre_not_die``), so the looks around them are taken and
+    the one most surely a centred die reads them right. Without the looks (``recentre_step``
+    0) they stay wrong; a die whose cut is centred keeps its first reading as it is."""
+    from vision.locate import Candidate
+    from vision.relook import recentred
+
+    nets = load_nets()
+    p = DetectorParams()
+
+    def read(
+        value: int, turn: float, off: tuple[float, float], params: DetectorParams
+    ) -> tuple[ValueGuess, ValueGuess]:
+        shot = _green_scene((value, (0.0, 0.0), turn), (6, (23.0, 0.0), 0.0))
+        truth = shot.truth.dice[0]
+        side = truth.size_px
+        centre = (truth.center_xy[0] + off[0] * side, truth.center_xy[1] + off[1] * side)
+        cut = cut_die(
+            shot.image, centre, 1.15 * side, p.crop_px, turned=True, margin=p.turned_margin
+        )
+        first = classify(nets.value, [cut.view], views=p.value_views, sure=p.value_sure)
+        found = [Candidate(centre, 1.15 * side, 1.0)]
+        (again,) = recentred(shot.image, found, [cut], first, nets, params)
+        return first[0], again
+
+    for value, turn, off in ((1, 20.0, (-0.2, -0.2)), (5, 10.0, (0.25, 0.0))):
+        first, again = read(value, turn, off, p)
+        assert first.value != value
+        assert p.recentre_not_die < first.not_die <= p.reject_not_die
+        assert again.value == value
+        assert again.not_die < first.not_die
+        assert read(value, turn, off, DetectorParams(recentre_step=0.0))[1].value != value
+    first, again = read(3, 10.0, (0.0, 0.0), p)
+    assert first.not_die <= p.recentre_not_die
+    assert again is first
+    with pytest.raises(ValueError, match="recentre_step"):
+        DetectorParams(recentre_step=0.8)
+
+
+def test_a_stronger_peak_off_the_face_does_not_hide_the_die_under_a_weaker_one() -> None:
+    """Two locator peaks on one die: the stronger 0.45 sides off the face's centre, which the
+    value network takes for "not a die", the weaker on the centre. Duplicates are settled
+    among dice only, so the weaker peak is the die; settled among peaks, the stronger one
+    would hide it and then be dropped, and the die would be missed."""
+    from vision.detect import dice_at
+    from vision.locate import Candidate
+
+    nets = load_nets()
+    p = DetectorParams()
+    for value in (2, 3, 5):
+        shot = _green_scene((value, (0.0, 0.0), 10.0))
+        (truth,) = shot.truth.dice
+        side = truth.size_px
+        strong = Candidate((truth.center_xy[0] + 0.45 * side, truth.center_xy[1]), 1.15 * side, 0.9)
+        weak = Candidate(truth.center_xy, 1.15 * side, 0.5)
+        assert math.dist(strong.center_xy, weak.center_xy) < p.min_center_distance * weak.size_px
+        cut = cut_die(
+            shot.image,
+            strong.center_xy,
+            strong.size_px,
+            p.crop_px,
+            turned=True,
+            margin=p.turned_margin,
+        )
+        (alone,) = classify(nets.value, [cut.view], views=p.value_views, sure=p.value_sure)
+        assert alone.not_die > p.reject_not_die
+        (die,) = dice_at(shot.image, [strong, weak], nets, p)
+        assert die.candidate.center_xy == weak.center_xy
+        assert die.guess.value == value
 
 
 def test_a_shifted_look_moves_along_the_faces_own_axes() -> None:

@@ -2,9 +2,9 @@
 
 Pipeline: the locator network proposes die centres and sizes (``vision.locate``); each one is cut
 out as a scale-normalised patch and the value network says "not a die" or 1-6
-(``vision.classify``); the face's turn gives its corners (``vision.face``) and the body its colour
-name (``vision.colour``); :func:`_judge_flags` decides the flags. Detection never draws
-(``vision.annotate`` does).
+(``vision.classify``), with second looks at the unsure (``vision.relook``); the face's turn
+gives its corners (``vision.face``) and the body its colour name (``vision.colour``);
+:func:`_judge_flags` decides the flags. Detection never draws (``vision.annotate`` does).
 """
 
 from __future__ import annotations
@@ -20,10 +20,10 @@ from vision.colour import body_colour
 from vision.face import face_side, square_corners
 from vision.flags import DieView, judge_all
 from vision.locate import Candidate, locate
-from vision.nets import U8, load_nets
+from vision.nets import U8, Nets, load_nets
 from vision.params import DetectorParams
 from vision.reading import DieFlag, DieReading, Pad, Reading
-from vision.relook import unsure_ones
+from vision.relook import recentred, unsure_ones
 
 _DEFAULT = DetectorParams()
 
@@ -75,28 +75,7 @@ def read_roll(
             long_side_px=params.locator_long_side_px,
             threshold=params.peak_threshold,
         )
-        found = _distinct(found, params.min_center_distance)
-        cuts = [
-            cut_die(
-                image,
-                c.center_xy,
-                c.size_px * params.crop_scale,
-                params.crop_px,
-                turned=params.turned_patches,
-                margin=params.turned_margin,
-            )
-            for c in found
-        ]
-        guesses = classify(
-            nets.value, [c.view for c in cuts], views=params.value_views, sure=params.value_sure
-        )
-        if params.turned_patches and params.ones_unsure > 0:  # it cuts turned patches
-            guesses = unsure_ones(image, found, cuts, guesses, nets, params)
-    dice = [
-        _geometry(c, cut, g)
-        for c, cut, g in zip(found, cuts, guesses, strict=True)
-        if g.not_die <= params.reject_not_die
-    ]
+        dice = dice_at(image, found, nets, params)
     if params.pip_reach > 0:
         dice = _without_pips_of_other_dice(dice, params.pip_reach)
     readings = []
@@ -118,6 +97,47 @@ def read_roll(
     return Reading(tuple(readings), (w, h))
 
 
+def dice_at(
+    image: U8, found: Sequence[Candidate], nets: Nets, params: DetectorParams
+) -> list[DieGeometry]:
+    """The dice among the located candidates ``found`` (strongest first): each cut out and
+    read, those the value network takes for "not a die" dropped, the unsure looked at again
+    (``vision.relook``), then duplicates dropped. Call with ``nets.lock`` held.
+
+    Duplicates are settled among dice only, where the second looks put them: a stronger peak
+    off the face's centre, which is "not a die", must not hide a weaker one on the centre."""
+    cuts = [
+        cut_die(
+            image,
+            c.center_xy,
+            c.size_px * params.crop_scale,
+            params.crop_px,
+            turned=params.turned_patches,
+            margin=params.turned_margin,
+        )
+        for c in found
+    ]
+    guesses = classify(
+        nets.value, [c.view for c in cuts], views=params.value_views, sure=params.value_sure
+    )
+    kept = [i for i, g in enumerate(guesses) if g.not_die <= params.reject_not_die]
+    found, cuts, guesses = (
+        [found[i] for i in kept],
+        [cuts[i] for i in kept],
+        [guesses[i] for i in kept],
+    )
+    if params.turned_patches:  # the second looks cut turned patches
+        first = guesses
+        if params.ones_unsure > 0:
+            guesses = unsure_ones(image, found, cuts, guesses, nets, params)
+        settled = frozenset(i for i, g in enumerate(guesses) if g is not first[i])
+        guesses = recentred(image, found, cuts, guesses, nets, params, skip=settled)
+    return [
+        _geometry(found[i], cuts[i], guesses[i])
+        for i in _distinct(found, params.min_center_distance)
+    ]
+
+
 def _without_pips_of_other_dice(dice: list[DieGeometry], reach: float) -> list[DieGeometry]:
     """``dice`` less those read as 1 within ``reach`` face sides of a stronger detection read
     as 2 (``DetectorParams.pip_reach``): a second locator peak on a pip of that die. Only a
@@ -137,16 +157,18 @@ def _without_pips_of_other_dice(dice: list[DieGeometry], reach: float) -> list[D
     return [d for d in dice if d.guess.value != 1 or not any(pip_of(d, o) for o in dice)]
 
 
-def _distinct(found: list[Candidate], min_distance: float) -> list[Candidate]:
-    """Drop weaker candidates closer than ``min_distance`` x the smaller size to a stronger one."""
-    kept: list[Candidate] = []
-    for c in found:  # strongest first
+def _distinct(found: Sequence[Candidate], min_distance: float) -> list[int]:
+    """Indices of ``found`` (strongest first) less the weaker candidates closer than
+    ``min_distance`` x the smaller size to a stronger one kept."""
+    kept: list[int] = []
+    for i, c in enumerate(found):
         if all(
-            (c.center_xy[0] - k.center_xy[0]) ** 2 + (c.center_xy[1] - k.center_xy[1]) ** 2
-            >= (min_distance * min(c.size_px, k.size_px)) ** 2
+            (c.center_xy[0] - found[k].center_xy[0]) ** 2
+            + (c.center_xy[1] - found[k].center_xy[1]) ** 2
+            >= (min_distance * min(c.size_px, found[k].size_px)) ** 2
             for k in kept
         ):
-            kept.append(c)
+            kept.append(i)
     return kept
 
 
