@@ -148,18 +148,21 @@ def test_a_two_cut_off_centre_reads_as_one_until_looked_at_again() -> None:
         DetectorParams(relook_accept=1.5)
 
 
-def _green_scene(*specs: tuple[int, tuple[float, float], float]) -> SceneImage:
-    """A flat overhead render of green dice ``(value, (x, y) mm, turn)`` on plain felt."""
+def _green_scene(
+    *specs: tuple[int, tuple[float, float], float], style: str = "green", height_mm: float = 200.0
+) -> SceneImage:
+    """A flat overhead render of dice ``(value, (x, y) mm, turn)`` (green unless ``style``)
+    on plain felt, from ``height_mm`` above it."""
     from vision import synth
     from vision.synth import Camera, DieSpec, Lighting, PadStyle, Scene
 
     dice = tuple(
-        DieSpec(v, xy, yaw_deg=turn, size_mm=20.0, style=synth.STYLES["green"])
+        DieSpec(v, xy, yaw_deg=turn, size_mm=20.0, style=synth.STYLES[style])
         for v, xy, turn in specs
     )
     pad = PadStyle(colour=(40, 110, 30), texture=0.0)
     light = Lighting(azimuth_deg=0, elevation_deg=90, shadow=0.0, ambient=0.6)
-    return synth.render(Scene(dice, pad, Camera(height_mm=200.0), light))
+    return synth.render(Scene(dice, pad, Camera(height_mm=height_mm), light))
 
 
 def test_a_die_cut_off_its_centre_is_read_from_the_best_look_around() -> None:
@@ -233,6 +236,65 @@ def test_a_stronger_peak_off_the_face_does_not_hide_the_die_under_a_weaker_one()
         (die,) = dice_at(shot.image, [strong, weak], nets, p)
         assert die.candidate.center_xy == weak.center_xy
         assert die.guess.value == value
+
+
+def test_a_peak_on_a_pip_of_a_close_die_is_not_a_die() -> None:
+    """Seen close, a die's pips are die-sized blobs to the locator, and a pip cut out with
+    its die around it reads as a die (here a 5's corner pip reads as a 4). A detection whose
+    centre lies inside a stronger one's face (``inside_face``) is dropped; without the rule
+    it is reported as a second die."""
+    from vision.detect import dice_at
+    from vision.locate import Candidate
+
+    nets = load_nets()
+    shot = _green_scene((5, (0.0, 0.0), 0.0), style="white", height_mm=120.0)
+    (truth,) = shot.truth.dice
+    side = truth.size_px
+    die = Candidate(truth.center_xy, 1.05 * side, 0.9)
+    pip = Candidate(
+        (truth.center_xy[0] + 0.3 * side, truth.center_xy[1] + 0.3 * side), 0.6 * side, 0.6
+    )
+    without = dice_at(shot.image, [die, pip], nets, DetectorParams(inside_face=0.0))
+    assert [d.guess.value for d in without] == [5, 4]
+    (only,) = dice_at(shot.image, [die, pip], nets, DetectorParams())
+    assert only.candidate is die
+    assert only.guess.value == 5
+    with pytest.raises(ValueError, match="inside_face"):
+        DetectorParams(inside_face=1.5)
+
+
+def test_a_faint_peak_is_a_die_only_when_the_value_network_is_all_but_sure() -> None:
+    """A locator peak below ``peak_threshold`` (a die the locator half misses) is kept when
+    its cut is surely a centred die, and dropped when the cut is off the die's centre, which a
+    strong peak's cut may be; and never within ``faint_peak_reach`` of a stronger die."""
+    from vision.detect import dice_at
+    from vision.locate import Candidate
+
+    nets = load_nets()
+    p = DetectorParams()
+    shot = _green_scene((6, (0.0, 0.0), 10.0))
+    (six,) = shot.truth.dice
+    side = six.size_px
+    faint = p.faint_peak_threshold + 0.01
+    (read,) = dice_at(shot.image, [Candidate(six.center_xy, 1.1 * side, faint)], nets, p)
+    assert read.guess.value == 6
+    assert read.guess.not_die <= p.faint_peak_not_die
+    off = (six.center_xy[0], six.center_xy[1] + 0.4 * side)
+    cut = cut_die(shot.image, off, 1.1 * side, p.crop_px, turned=True, margin=p.turned_margin)
+    (first,) = classify(nets.value, [cut.view], views=p.value_views, sure=p.value_sure)
+    assert p.faint_peak_not_die < first.not_die <= p.reject_not_die
+    assert len(dice_at(shot.image, [Candidate(off, 1.1 * side, 0.9)], nets, p)) == 1
+    assert dice_at(shot.image, [Candidate(off, 1.1 * side, faint)], nets, p) == []
+    # a close die's pip as a faint peak, sure of itself; the face rule is off to see the reach
+    close = _green_scene((4, (0.0, 0.0), 0.0), style="white", height_mm=120.0)
+    (four,) = close.truth.dice
+    side = four.size_px
+    pip = (four.center_xy[0] + 0.35 * side, four.center_xy[1] + 0.35 * side)
+    found = [Candidate(four.center_xy, 1.05 * side, 0.9), Candidate(pip, 0.6 * side, faint)]
+    reach_off = DetectorParams(inside_face=0.0, faint_peak_reach=0.0)
+    assert len(dice_at(close.image, found, nets, reach_off)) == 2
+    (only,) = dice_at(close.image, found, nets, DetectorParams(inside_face=0.0))
+    assert only.guess.value == 4
 
 
 def test_a_shifted_look_moves_along_the_faces_own_axes() -> None:

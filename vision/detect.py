@@ -73,7 +73,7 @@ def read_roll(
             image,
             nets.locator,
             long_side_px=params.locator_long_side_px,
-            threshold=params.peak_threshold,
+            threshold=min(params.peak_threshold, params.faint_peak_threshold),
         )
         dice = dice_at(image, found, nets, params)
     if params.pip_reach > 0:
@@ -120,7 +120,14 @@ def dice_at(
     guesses = classify(
         nets.value, [c.view for c in cuts], views=params.value_views, sure=params.value_sure
     )
-    kept = [i for i, g in enumerate(guesses) if g.not_die <= params.reject_not_die]
+    kept = [
+        i
+        for i, (c, g) in enumerate(zip(found, guesses, strict=True))
+        if g.not_die
+        <= (
+            params.reject_not_die if c.score >= params.peak_threshold else params.faint_peak_not_die
+        )
+    ]
     found, cuts, guesses = (
         [found[i] for i in kept],
         [cuts[i] for i in kept],
@@ -132,10 +139,11 @@ def dice_at(
             guesses = unsure_ones(image, found, cuts, guesses, nets, params)
         settled = frozenset(i for i, g in enumerate(guesses) if g is not first[i])
         guesses = recentred(image, found, cuts, guesses, nets, params, skip=settled)
-    return [
+    dice = [
         _geometry(found[i], cuts[i], guesses[i])
         for i in _distinct(found, params.min_center_distance)
     ]
+    return _outside_other_faces(dice, params)
 
 
 def _without_pips_of_other_dice(dice: list[DieGeometry], reach: float) -> list[DieGeometry]:
@@ -169,6 +177,28 @@ def _distinct(found: Sequence[Candidate], min_distance: float) -> list[int]:
             for k in kept
         ):
             kept.append(i)
+    return kept
+
+
+def _outside_other_faces(dice: list[DieGeometry], params: DetectorParams) -> list[DieGeometry]:
+    """``dice`` (strongest peak first) less those whose centre lies within ``inside_face``
+    face sides of a stronger die's centre (``faint_peak_reach`` for a faint peak): the locator
+    peaked on a pip of that die, and a pip cut out with its die around it reads as a die.
+    Another flat die's centre is at least a side away, and a die on a die shows its face
+    beside the one below."""
+    kept: list[DieGeometry] = []
+    for die in dice:
+        reach = (
+            params.inside_face
+            if die.candidate.score >= params.peak_threshold
+            else params.faint_peak_reach
+        )
+        if all(
+            math.dist(die.candidate.center_xy, k.candidate.center_xy)
+            >= reach * max(die.side_px, k.side_px)
+            for k in kept
+        ):
+            kept.append(die)
     return kept
 
 
