@@ -284,3 +284,32 @@ def test_a_lone_die_on_another_is_told_by_the_pads_learnt_flat_size() -> None:
             pad = dataclasses.replace(lone.truth.pad, flat_side_px=side)
             (die,) = read_roll(lone.image, pad=pad).dice
             assert not die.flags
+
+
+def test_a_die_on_a_die_falls_back_on_the_learnt_size_when_no_flat_die_measures_well() -> None:
+    """One flat die lies beside the die on a die, but its pips cannot be measured against the
+    layout it was read as (here a 4 read as 6): there is no flat die to compare with, so the
+    flat size the pad learnt from earlier rolls speaks instead; without one, nothing does."""
+    from vision.pipsize import flat_samples, learned_side
+
+    shot = _on_top_scene(flat=1)
+    pad = shot.truth.pad
+    seen = [d for d in shot.truth.dice if d.visible >= 0.5]
+    views = [DieView(d.center_xy, d.size_px, 0.0) for d in seen]
+    unsure = [Evidence(0.0, 0.5 if d.stacked else 0.0, False, False) for d in seen]
+    i = next(k for k, d in enumerate(seen) if d.stacked)
+    (flat,) = [d for d in read_roll(shot.image, pad=pad).dice if d.value == 4]
+    side = learned_side(flat_samples(shot.image, [flat], pad) * 8)  # earlier rolls, same dice
+    assert side is not None
+    learnt = dataclasses.replace(pad, flat_side_px=side)
+    right = [d.value for d in seen]
+    misread = [6 if k != i else d.value for k, d in enumerate(seen)]
+    (_, by_flat_die) = size_cues(shot.image, views, right, unsure, pad=pad)
+    assert by_flat_die is not None
+    assert by_flat_die[1] is False  # measured against the flat die when it can be
+    assert size_cues(shot.image, views, misread, unsure, pad=pad)[i] is None
+    cue = size_cues(shot.image, views, misread, unsure, pad=learnt)[i]
+    assert cue is not None
+    assert cue[1] is True
+    assert cue[0] > FlagParams().size_ratio
+    assert cue[0] == pytest.approx(by_flat_die[0], abs=0.01)

@@ -700,7 +700,9 @@ def size_cues(
     larger). ``references`` flat dice that agree in size are needed (by default one when the
     ``pad`` shows the camera square on, else ``FlagParams.size_refs``); with fewer, the size a
     flat die has at that place on the pad, when the pad has learnt it (``Pad.flat_side_px``,
-    ``vision.pipsize.learned_side``: a die squarely on another is often the only die seen). The
+    ``vision.pipsize.learned_side``: a die squarely on another is often the only die seen; and
+    when none of the flat dice beside it measures well, +1 / +1 of 54 / 82 dice squarely on
+    another on degraded / tray renders, no flat die more). The
     pips are measured only then, so a frame with no such die costs nothing (``vision.pipsize``:
     ~0.5 ms a die; on the renders about one frame in six measures any: the flags' median time
     hardly moves, their mean rises a tenth or so).
@@ -738,13 +740,18 @@ def size_cues(
         need = references
     else:  # only now: most frames have no die to measure
         need = 1 if pipsize.square_on(pad) else params.size_refs
+
+    def against_learnt(k: int) -> tuple[float, bool] | None:
+        mine = size(k) if learnt else None
+        flat_side = None if mine is None else pipsize.flat_side_at(pad, mine.center_xy)
+        if mine is None or not mine.consistent or flat_side is None:
+            return None
+        return (mine.side_px / flat_side, True)
+
     for i in want:
         near = [j for j in flat if j != i and _distinct(dice[i], dice[j], params.duplicate)]
         if len(near) < need:  # too few to compare with: the pad's learnt flat size, if known
-            mine = size(i) if learnt else None
-            flat_side = None if mine is None else pipsize.flat_side_at(pad, mine.center_xy)
-            if mine is not None and mine.consistent and flat_side is not None:
-                out[i] = (mine.side_px / flat_side, True)
+            out[i] = against_learnt(i)
             continue
         if evidence[i].stacked < params.size_gate:  # the lower gate is the learnt size's
             continue
@@ -762,7 +769,8 @@ def size_cues(
             if not pipsize.sizes_agree([o.side_px for o in others], params.size_agree):
                 break
         ratio = pipsize.size_ratio(mine, others, agree=params.size_agree, at_least=need)
-        out[i] = None if ratio is None else (ratio, False)
+        # no flat die measured well enough to compare with: the learnt size, if known
+        out[i] = against_learnt(i) if ratio is None else (ratio, False)
     return out
 
 
