@@ -405,12 +405,6 @@ class Store:
             ],
         )
 
-    def replace_all_records(self, records: Iterable[RecordRow]) -> None:
-        """Rebuild the derived record wall from scratch (every table's records at once)."""
-        with self._transaction() as db:
-            db.execute("DELETE FROM records")
-            self._insert_records(db, records)
-
     def rederive(
         self,
         records: Mapping[str, Sequence[RecordRow]],

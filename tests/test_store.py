@@ -129,14 +129,14 @@ def test_records_queries_hiding_and_rebuild(store: Store) -> None:
         RecordRow("t1.1.1", "t1", 1, "bolo", "high_roller", "Ann", 5000, (6,) * 5, "b", "x"),
         RecordRow("t1.1.2", "t1", 1, "bolo", "roll", "Bob", 9000, (1,) * 5, "c", "2026-01-02"),
     ]
-    store.replace_all_records(rows)
+    store.rederive({"t1": rows})
     assert [r.id for r in store.records(game="bolo", kind="roll")] == ["t1.1.2", "t1.1.0"]
     assert [r.id for r in store.records(min_points=6000)] == ["t1.1.2"]
     store.set_hidden("t1.1.2", True, "now")
     assert [r.id for r in store.records(kind="roll")] == ["t1.1.0"]
     hidden = store.records(kind="roll", include_hidden=True)
     assert [(r.id, r.hidden) for r in hidden] == [("t1.1.2", True), ("t1.1.0", False)]
-    store.replace_all_records(rows)  # a rebuild keeps the PIN holder's decision
+    store.rederive({"t1": rows})  # a rebuild keeps the PIN holder's decision
     assert [r.id for r in store.records(kind="roll")] == ["t1.1.0"]
     store.set_hidden("t1.1.2", False, "now")
     assert len(store.records(kind="roll")) == 2

@@ -202,7 +202,9 @@ def test_a_new_rules_stamp_replays_every_table_and_derives_its_records_again(
     # the won Bolo game's records lost, a bogus one added.
     house.store._db.execute("DELETE FROM records WHERE table_id = ?", (t["bolo"],))
     bogus = RecordRow(f"{t['gords']}.9.0", t["gords"], 9, "gords", "roll", "Eve", 99, (6,), "", "x")
-    house.store.replace_all_records([*house.wall(), bogus])
+    house.store.rederive(
+        {t["gords"]: [*(r for r in house.wall() if r.table_id == t["gords"]), bogus]}
+    )
 
     tables, _ = house.start(engine="v1")  # same stamp: the digests stand, the wall is kept
     assert tables.replays == 2
