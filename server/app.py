@@ -49,6 +49,7 @@ def create_app(config: Config) -> Flask:
         clock=config.clock,
         max_snapshot_bytes=config.max_snapshot_bytes,
         keepalive_seconds=config.keepalive_seconds,
+        idle_after=config.idle_after,
     )
     limiter = FailureLimiter(
         max_failures=config.pin_max_failures,
@@ -60,7 +61,7 @@ def create_app(config: Config) -> Flask:
     health = Health(store, feed, monotonic=config.monotonic)
     problems = tables.load()
     count = len(tables.summaries())
-    loaded = f"{count} tables, {tables.replays} replayed (finished games wait until opened)"
+    loaded = f"{count} tables, {tables.replays} replayed (finished and idle games wait)"
     health.report("tables", not problems, "; ".join(problems) or loaded)
     if config.manual_only:
         health.report("camera", True, "no camera (--camera none): manual entry only")

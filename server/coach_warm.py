@@ -5,8 +5,10 @@ second of CPU here, more on a Pi). At server start :func:`start_coach_warmup` qu
 Farkle rule set in play, and each game's default rules, on one daemon thread that loads them
 from ``<data dir>/coach`` or solves and saves them there
 (:func:`scoring.coach_farkle_cache.warm`); a table created later with other rules is queued
-the same way. Nothing ever waits for this thread: a hint asked before its policy is warm is
-solved by the request itself, exactly as without a warm-up (the coach memoises per process).
+the same way. Idle tables are left out: reading their rules would wake (replay) every game
+ever abandoned, and the rare one taken up again is solved on demand. Nothing ever waits for
+this thread: a hint asked before its policy is warm is solved by the request itself, exactly
+as without a warm-up (the coach memoises per process).
 """
 
 from __future__ import annotations
@@ -182,7 +184,7 @@ def _file_identity(path: Path) -> tuple[int, int] | None:
 
 
 def start_coach_warmup(app: Flask, *, warm_specs: Warm = warm) -> CoachWarmer:
-    """Warm every Farkle rule set of ``app``'s open tables and each game's defaults, then
+    """Warm every Farkle rule set of ``app``'s tables in play and each game's defaults, then
     every table created from now on; the warmer is ``app.extensions["dicepad_coach"]``."""
     parts = dicepad(app)
     warmer = CoachWarmer(
@@ -191,9 +193,8 @@ def start_coach_warmup(app: Flask, *, warm_specs: Warm = warm) -> CoachWarmer:
     app.extensions[EXTENSION] = warmer
     for name in GAMES:
         warmer.request(name)
-    for table in parts.tables.summaries():
-        if not table["over"]:
-            warmer.request(table["game"], parts.tables.view(table["table"])["rules"])
+    for table in parts.tables.in_play():
+        warmer.request(table["game"], parts.tables.view(table["table"])["rules"])
     parts.tables.on_create(lambda view: warmer.request(view["game"], view["rules"]))
     warmer.start()
     return warmer

@@ -6,14 +6,18 @@ The clock and the monotonic timer live here too: they are the edges a test may r
 
 from __future__ import annotations
 
+import math
 import os
 import time
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
-from datetime import UTC, datetime
+from datetime import UTC, datetime, timedelta
 from pathlib import Path
 
 CAMERA_NONE = "none"  #: manual entry only: no pad service is started
+IDLE_HOURS = 12.0  #: one night at the bar: a game nobody touched since is idle
+MAX_IDLE_HOURS = 24 * 365 * 100  #: a century: more means never (and overflows a timedelta)
+IDLE_RULE = f"must be a positive number of hours, at most {MAX_IDLE_HOURS}"
 
 
 def utc_now() -> datetime:
@@ -43,6 +47,9 @@ class Config:
     camera_view: str = "overhead"
     #: the PIN from ``DICEPAD_PIN``; ``None`` = use the stored one or generate it on first start
     pin: str | None = None
+    #: hours without an action after which a game not over is idle (``DICEPAD_IDLE_HOURS``):
+    #: abandoned games then cost the pad service and a start nothing (``server.tables``)
+    idle_hours: float = IDLE_HOURS
     #: largest request body (bytes): actions and new tables are tiny
     max_content_length: int = 64 * 1024
     #: largest JPEG snapshot kept with a roll
@@ -68,6 +75,13 @@ class Config:
         from vision.params import flags_for_view
 
         flags_for_view(self.camera_view)  # a ValueError naming the views
+        if not _valid_idle_hours(self.idle_hours):
+            raise ValueError(f"idle_hours {IDLE_RULE}, got {self.idle_hours!r}")
+
+    @property
+    def idle_after(self) -> timedelta:
+        """:attr:`idle_hours` as the table service takes it."""
+        return timedelta(hours=self.idle_hours)
 
     @property
     def database_path(self) -> Path:
@@ -87,11 +101,30 @@ class Config:
         environ: Mapping[str, str] | None = None,
     ) -> Config:
         """Flags win over the environment (``DICEPAD_DATA``, ``DICEPAD_CAMERA``,
-        ``DICEPAD_CAMERA_VIEW``, ``DICEPAD_PIN``), which wins over the defaults."""
+        ``DICEPAD_CAMERA_VIEW``, ``DICEPAD_PIN``, ``DICEPAD_IDLE_HOURS``), which wins over the
+        defaults. A setting that does not parse is a ValueError naming it."""
         env = os.environ if environ is None else environ
         return cls(
             data_dir=data_dir if data_dir is not None else default_data_dir(env),
             camera=camera or env.get("DICEPAD_CAMERA") or "demo",
             camera_view=camera_view or env.get("DICEPAD_CAMERA_VIEW") or "overhead",
             pin=env.get("DICEPAD_PIN") or None,
+            idle_hours=_idle_hours(env.get("DICEPAD_IDLE_HOURS")),
         )
+
+
+def _valid_idle_hours(hours: float) -> bool:
+    return math.isfinite(hours) and 0 < hours <= MAX_IDLE_HOURS
+
+
+def _idle_hours(text: str | None) -> float:
+    """``DICEPAD_IDLE_HOURS`` (unset or blank: the default)."""
+    if text is None or not text.strip():
+        return IDLE_HOURS
+    try:
+        hours = float(text)
+    except ValueError:
+        hours = math.nan
+    if not _valid_idle_hours(hours):
+        raise ValueError(f"DICEPAD_IDLE_HOURS {IDLE_RULE} (e.g. 12 or 1.5), got {text!r}")
+    return hours

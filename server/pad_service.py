@@ -5,13 +5,16 @@ garbage and unplugged cameras) -> :mod:`vision.settle` on the small grey preview
 "settled" frame of a throw: the dice reader -> :func:`server.pad_decide.decide` for the table
 on the pad -> :meth:`TableService.apply` with ``source="camera"`` and the frame's JPEG (encoded
 once) on the roll. Notices ("cocked dice: re-roll 1 die", "check the roll on the phone") go to
-the table's ``pad.notice``; the camera's status to ``pad.camera`` of every open table and to
-:class:`~server.health.Health`. The bank/undo buttons act on the table on the pad with
-``source="button"``; the LED shows whether the camera is reading.
+the table's ``pad.notice``; the camera's status to ``pad.camera`` of every table in play (and
+the one on the pad) and to :class:`~server.health.Health`. The bank/undo buttons act on the
+table on the pad with ``source="button"``; the LED shows whether the camera is reading.
 
 Which table is on the pad: the one assigned (``assign``, the admin's pick on a phone, ``POST
-/api/pad``) while it is open; otherwise the open table with the most recent action (a new
-table counts from its creation).
+/api/pad``) while its game is not over, idle or not (the pick is how an abandoned game is
+taken up again at the pad); otherwise the table in play (:meth:`TableService.in_play`: not
+over, not idle) with the most recent action (a new table counts from its creation). Idle
+tables are left alone, so the work per camera change or throw does not grow with every game
+ever abandoned at the bar.
 
 The systemd watchdog is fed only while this loop turns: it reports a ``pad`` heartbeat (a
 critical health part with a time-to-live), so a camera driver that hangs inside a read stops
@@ -208,7 +211,8 @@ class PadService:
         self._flat_rolls = 0  # rolls measured since it was written
         self._pad_key: PadKey | None = None
         self._camera = self.supervisor.status
-        self._camera_shown: dict[str, Any] = {}
+        self._shown: set[str] = set()  # the tables last told about the camera
+        self._showing = threading.Lock()  # the loop and a phone's pick may show at once
         self._last_beat = -1e9
         self._last_camera_sync = -1e9
         self._frames = 0
@@ -436,22 +440,17 @@ class PadService:
         return self._assigned
 
     def table_on_pad(self) -> str | None:
-        """The assigned table while it is open, else the open table acted on most recently."""
-        tables = self.tables
-        summaries = [s for s in tables.summaries() if not s["over"]]
-        open_ids = {s["table"] for s in summaries}
-        if self._assigned in open_ids:
-            return self._assigned
-        best: tuple[str, str] | None = None
-        for s in summaries:
-            last = s["created"]
-            if s["seq"]:
-                entries = tables.log(s["table"], s["seq"] - 1)
-                if entries:
-                    last = max(last, entries[-1]["at"])
-            if best is None or (last, s["table"]) > best:
-                best = (last, s["table"])
-        return None if best is None else best[1]
+        """The assigned table while its game is not over, else the table in play acted on
+        most recently."""
+        return self._on_pad(self.tables.in_play())
+
+    def _on_pad(self, in_play: list[dict[str, Any]]) -> str | None:
+        assigned = self._assigned
+        if assigned is not None:
+            with contextlib.suppress(UnknownTableError):  # left out since it was assigned
+                if not self.tables.summary(assigned)["over"]:
+                    return assigned
+        return in_play[0]["table"] if in_play else None
 
     # -- buttons ------------------------------------------------------------------------------
 
@@ -487,21 +486,27 @@ class PadService:
 
     def _show_camera(self) -> None:
         """``pad.camera`` and ``pad.on_pad`` (is it this table the camera reads) on every
-        open table (new tables get them within a couple of seconds)."""
-        body = self._camera.to_json()
-        try:
-            summaries = self.tables.summaries()
-            on_pad = self.table_on_pad()
-        except Exception:  # the store is closing (shutdown)
-            return
-        for s in summaries:
-            if s["over"]:
-                continue
+        table in play and the one on the pad (new tables get them within a couple of
+        seconds). A table that has left them since (over, idle) is told once that it is not
+        on the pad; idle tables are not touched after that (nor woken)."""
+        with self._showing:
+            body = self._camera.to_json()
             try:
-                self.tables.set_pad(s["table"], "camera", body)
-                self.tables.set_pad(s["table"], "on_pad", s["table"] == on_pad)
-            except UnknownTableError:
-                continue
+                in_play = self.tables.in_play()
+                on_pad = self._on_pad(in_play)
+            except Exception:  # the store is closing (shutdown)
+                return
+            shown = [s["table"] for s in in_play]
+            if on_pad is not None and on_pad not in shown:
+                shown.append(on_pad)  # an idle table put on the pad: it is about to be played
+            for table in shown:
+                with contextlib.suppress(UnknownTableError):
+                    self.tables.set_pad(table, "camera", body)
+                    self.tables.set_pad(table, "on_pad", table == on_pad)
+            for table in self._shown.difference(shown):
+                with contextlib.suppress(UnknownTableError):
+                    self.tables.set_pad(table, "on_pad", False)
+            self._shown = set(shown)
 
     def _heartbeat(self, now: float) -> None:
         self._last_beat = now

@@ -6,14 +6,22 @@ to the table's log in one SQLite transaction with its derived records, applied t
 held in memory, then broadcast to the live feed. A per-table lock serialises writers, so two
 posts at once both land, one after the other, and the feed sends them in log order.
 
-At start :meth:`TableService.load` replays the log of every table still in play and derives
-its records again. A finished table is not replayed when its digest (:class:`server.store.Digest`)
-was made by the rules code running now (:func:`server.stamp.engine_stamp`) from its whole log
-(its last seq): it is held *dormant*, its line in the table list taken from the digest and its
-records left on the wall as they were derived, and it is replayed on first use. Either way the
-state is exactly what it was before the restart, and nothing derived outlives the rules code
-or the log it came from: a new stamp or a later event makes the digest stale, and the table is
-replayed at the next start.
+A table is *idle* when its game is not over but nobody has acted on it (or, without an action,
+since it was created) for ``idle_after`` (``DICEPAD_IDLE_HOURS``): in a bar most games are
+never finished, the players just leave. Idle is not an end, and nothing is logged for it: the
+next action (an undo too) takes the table up again. It only keeps abandoned games, which pile
+up for ever, from costing anything: the pad service and the coach look at the tables
+:meth:`TableService.in_play` alone, and a start holds an idle table dormant like a finished one.
+
+At start :meth:`TableService.load` replays the log of every table in play and derives its
+records again. A finished or idle table is not replayed when its digest
+(:class:`server.store.Digest`) was made by the rules code running now
+(:func:`server.stamp.engine_stamp`) from its whole log (its last seq), and, for a game not
+over, when the table is still idle now: it is held *dormant*, its line in the table list taken
+from the digest and its records left on the wall as they were derived, and it is replayed on
+first use. Either way the state is exactly what it was before the restart, and nothing derived
+outlives the rules code or the log it came from: a new stamp or a later event makes the digest
+stale, and the table is replayed at the next start.
 """
 
 from __future__ import annotations
@@ -24,7 +32,7 @@ import secrets
 import threading
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
-from datetime import datetime
+from datetime import UTC, datetime, timedelta
 from typing import Any
 
 from scoring import games
@@ -44,8 +52,9 @@ log = logging.getLogger(__name__)
 ID_ALPHABET = "23456789abcdefghjkmnpqrstuvwxyz"  # no 0/o, 1/l/i: read aloud, typed on a phone
 ID_LENGTH = 6
 JPEG_MAGIC = b"\xff\xd8\xff"
-#: a table's line in the table list (:meth:`TableService.summaries`): what a digest keeps
-SUMMARY_KEYS = ("table", "game", "title", "setup", "created", "ended", "seq")
+#: a table's line in the table list (:meth:`TableService.summaries`): what a digest keeps;
+#: ``last`` is when it was last acted on (its creation while its log is empty)
+SUMMARY_KEYS = ("table", "game", "title", "setup", "created", "ended", "seq", "last")
 
 
 class UnknownTableError(LookupError):
@@ -80,6 +89,7 @@ class _Live:
     standing: list[Standing]
     seq: int
     ended: str | None
+    last: str  #: the time of its last event (its creation while there is none)
     problem: str | None = None  #: why the log no longer replays (the table is then closed)
     #: what the pad service shows with the table (``camera`` status, a ``notice`` about the
     #: last throw); a ``notice`` is cleared by the next action, whoever sends it
@@ -93,8 +103,8 @@ class _Live:
 
 @dataclass
 class _Dormant:
-    """A finished table not replayed at start: its row, its game and its line in the table
-    list (from its digest). ``waking`` makes the replay on first use happen once."""
+    """A finished or idle table not replayed at start: its row, its game and its line in the
+    table list (from its digest). ``waking`` makes the replay on first use happen once."""
 
     row: TableRow
     game: Game[Any]
@@ -109,6 +119,28 @@ def _summary(view: Mapping[str, Any]) -> dict[str, Any]:
         "expecting": view["expecting"],
         "over": view["over"],
     }
+
+
+def _idle(line: Mapping[str, Any], now: datetime | None, after: timedelta | None) -> bool:
+    """Whether a table's view, summary or digest shows a game not over that nobody has acted
+    on for longer than ``after`` at ``now`` (``None``: nothing is ever idle). A time that
+    does not parse is taken for recent: such a table is replayed, which is always right."""
+    if after is None or now is None or line.get("over"):
+        return False
+    last = _moment(line.get("last"))
+    return last is not None and now - last > after
+
+
+def _moment(text: object) -> datetime | None:
+    """An ISO time as an aware datetime (a naive one is UTC, as the clock's are); ``None``
+    for anything else."""
+    if not isinstance(text, str):
+        return None
+    try:
+        when = datetime.fromisoformat(text)
+    except ValueError:
+        return None
+    return when if when.tzinfo is not None else when.replace(tzinfo=UTC)
 
 
 def _finished(view: Mapping[str, Any]) -> bool:
@@ -147,12 +179,18 @@ class TableService:
         max_snapshot_bytes: int = 1024 * 1024,
         keepalive_seconds: float = 15.0,
         engine: str | None = None,
+        idle_after: timedelta | None = None,
     ) -> None:
         """``engine`` is the rules code's stamp the digests are checked against (default:
-        :func:`~server.stamp.engine_stamp`; a test passes another to play an upgrade)."""
+        :func:`~server.stamp.engine_stamp`; a test passes another to play an upgrade).
+        ``idle_after``: how long a game not over may go untouched before it is idle (``None``:
+        never; the clock is then not read for it)."""
+        if idle_after is not None and idle_after <= timedelta(0):
+            raise ValueError(f"idle_after must be positive, got {idle_after}")
         self._store = store
         self._feed = feed
         self._clock = clock
+        self._idle_after = idle_after
         self._max_snapshot = max_snapshot_bytes
         self._keepalive = keepalive_seconds
         self._engine = engine_stamp() if engine is None else engine
@@ -166,21 +204,24 @@ class TableService:
     def load(self) -> list[str]:
         """Bring back every table; returns the problems found.
 
-        A finished table with a current digest is held dormant (no replay, its records kept);
-        every other table is replayed, its records derived again (only its own: one
-        transaction for all of them) and, once finished, its digest saved. A table whose log
-        no longer replays is kept, closed; one whose game is gone is left out (its records
-        go). Either way the rest of the house carries on, and the log is never touched.
+        A finished table with a current digest, or an idle one (idle now) with a current
+        digest, is held dormant (no replay, its records kept); every other table is replayed,
+        its records derived again (only its own: one transaction for all of them) and, when
+        finished or idle, its digest saved. A table whose log no longer replays is kept,
+        closed; one whose game is gone is left out (its records go). Either way the rest of
+        the house carries on, and the log is never touched.
         """
         problems: list[str] = []
         records: dict[str, list[RecordRow]] = {}
         digests: list[Digest] = []
         stale: list[str] = []  # digests no longer true of their table (reopened, closed)
         loaded: dict[str, _Live | _Dormant] = {}
-        for head in self._store.heads():
+        heads = self._store.heads()
+        now = self._idle_now() if heads else None
+        for head in heads:
             row = head.row
             try:
-                digest = self._current(head)
+                digest = self._current(head, now)
                 if digest is not None:
                     loaded[row.id] = _Dormant(row, games.find(row.game), digest.summary)
                     continue
@@ -195,7 +236,7 @@ class TableService:
             records[row.id] = rows
             if live.problem:
                 problems.append(f"table {row.id}: {live.problem}")
-            if _finished(live.view):
+            if _finished(live.view) or _idle(live.view, now, self._idle_after):
                 digests.append(self._digest(live.view))
             elif head.digest is not None:
                 stale.append(row.id)
@@ -204,13 +245,16 @@ class TableService:
             self._tables = loaded
         return problems
 
-    def _current(self, head: TableHead) -> Digest | None:
+    def _current(self, head: TableHead, now: datetime | None) -> Digest | None:
         """The table's digest if it stands for a replay: made by this rules code from the
-        whole log as it is now, of a finished game."""
+        whole log as it is now, of a finished game or of one idle at ``now`` (a table played
+        since, or a clock set back, must be in play again: replayed)."""
         d = head.digest
         if d is None or d.engine != self._engine or d.seq != head.last_seq:
             return None
-        return d if d.summary.get("over") is True else None
+        if d.summary.get("over") is True or _idle(d.summary, now, self._idle_after):
+            return d
+        return None
 
     def _digest(self, view: Mapping[str, Any]) -> Digest:
         return Digest(view["table"], self._engine, view["seq"], _summary(view))
@@ -240,8 +284,8 @@ class TableService:
         except (IllegalActionError, MalformedActionError) as exc:
             problem = f"the log no longer replays: {exc}"
             standing, state, rows = [], start, []
-        seq = events[-1].seq if events else 0
-        live = _Live(row, game, start, state, standing, seq, _ended(standing))
+        seq, last = (events[-1].seq, events[-1].at) if events else (0, row.created)
+        live = _Live(row, game, start, state, standing, seq, _ended(standing), last)
         live.problem = problem
         live.view = self._view(live)
         return live, rows
@@ -300,13 +344,43 @@ class TableService:
 
     def summaries(self) -> list[dict[str, Any]]:
         """Every table, newest first, for the table list (a dormant table's from its digest:
-        listing the tables never replays one)."""
+        listing the tables never replays one), each with ``idle`` as of now."""
+        now = self._idle_now()
+        with self._lock:
+            held = list(self._tables.values())
+        held.sort(key=lambda t: (t.row.created, t.row.id), reverse=True)
+        return [self._line(t, now) for t in held]
+
+    def summary(self, table_id: str) -> dict[str, Any]:
+        """One table's line of :meth:`summaries` (without waking it)."""
+        return self._line(self._held(table_id), self._idle_now())
+
+    def in_play(self) -> list[dict[str, Any]]:
+        """The lines of the tables in play, neither over nor idle, the most recently acted on
+        first: what the pad service and the coach look at. However many games were abandoned,
+        this reads no log and wakes no table."""
+        now = self._idle_now()
         with self._lock:
             held = list(self._tables.values())
         out = []
-        for t in sorted(held, key=lambda t: (t.row.created, t.row.id), reverse=True):
-            out.append(_summary(t.view) if isinstance(t, _Live) else dict(t.summary))
+        for t in held:
+            line = t.view if isinstance(t, _Live) else t.summary
+            if not line["over"] and not _idle(line, now, self._idle_after):
+                out.append(self._line(t, None))
+        out.sort(key=lambda s: (s["last"], s["table"]), reverse=True)  # one clock's ISO times
         return out
+
+    def _line(self, held: _Live | _Dormant, now: datetime | None) -> dict[str, Any]:
+        line = _summary(held.view) if isinstance(held, _Live) else dict(held.summary)
+        line["idle"] = _idle(line, now, self._idle_after)
+        return line
+
+    def _idle_now(self) -> datetime | None:
+        """Now, to judge idleness by (``None`` when nothing is ever idle: no clock reading)."""
+        if self._idle_after is None:
+            return None
+        now = self._clock()
+        return now if now.tzinfo is not None else now.replace(tzinfo=UTC)
 
     # The log, a roll's photo and the game come from the store and the row alone: reading
     # them (a photo on the record wall) does not wake a dormant table.
@@ -337,6 +411,7 @@ class TableService:
             "ended": live.ended,
             "problem": live.problem,
             "seq": live.seq,
+            "last": live.last,
             "over": outcome is not None or closed,
             "outcome": outcome.to_json() if outcome is not None else None,
             "expecting": game.expecting(state).to_json(),
@@ -373,7 +448,7 @@ class TableService:
                 break
         else:  # pragma: no cover - 31**6 ids
             raise RuntimeError("could not find a free table id")
-        live = _Live(row, game, state, state, [], 0, None)
+        live = _Live(row, game, state, state, [], 0, None, created)
         live.view = self._view(live)
         with self._lock:
             self._tables[table_id] = live
@@ -452,7 +527,7 @@ class TableService:
             pad = {k: v for k, v in live.pad.items() if k != "notice"}  # the table moved on
             view = self._view(
                 dataclasses.replace(
-                    live, state=after, standing=standing, seq=seq, ended=ended, pad=pad
+                    live, state=after, standing=standing, seq=seq, ended=ended, last=at, pad=pad
                 )
             )
             self._store.append(
@@ -465,6 +540,7 @@ class TableService:
                 digest=self._digest(view) if _finished(view) else None,
             )
             live.state, live.standing, live.seq, live.ended = after, standing, seq, ended
+            live.last = at
             live.pad, live.view = pad, view
             return self._publish(live, event, highlights)
 

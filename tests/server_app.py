@@ -33,6 +33,21 @@ def ticking_clock(
     return lambda: start + step * next(n)
 
 
+class MovableClock:
+    """A wall clock the test moves on by hand (``advance``: a night at the bar in no time)
+    that also ticks one second at every reading, as :func:`ticking_clock` does."""
+
+    def __init__(self, start: datetime = EVENING) -> None:
+        self.now = start
+
+    def __call__(self) -> datetime:
+        now, self.now = self.now, self.now + timedelta(seconds=1)
+        return now
+
+    def advance(self, **delta: float) -> None:
+        self.now += timedelta(**delta)
+
+
 class FakeMonotonic:
     """A monotonic clock the test moves by hand (``now``): PIN lock-outs and their windows."""
 

@@ -39,7 +39,11 @@ def run(args: argparse.Namespace) -> int:
     from server.config import Config
     from server.store import Store, StoreError
 
-    config = Config.from_environ(data_dir=args.data)
+    try:
+        config = Config.from_environ(data_dir=args.data)
+    except ValueError as exc:  # a DICEPAD_ setting that does not parse
+        print(f"dicepad pin: {exc}", file=sys.stderr)
+        return 2
     if not config.database_path.exists():
         print(
             f"dicepad pin: no dicepad database in {config.data_dir} "

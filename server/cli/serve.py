@@ -106,7 +106,7 @@ def run(args: argparse.Namespace) -> int:
         config = Config.from_environ(
             data_dir=args.data, camera=args.camera, camera_view=args.camera_view
         )
-    except ValueError as exc:  # DICEPAD_CAMERA_VIEW names no view
+    except ValueError as exc:  # DICEPAD_CAMERA_VIEW names no view, DICEPAD_IDLE_HOURS no hours
         print(f"dicepad serve: {exc}", file=sys.stderr)
         return 2
     config = dataclasses.replace(config, max_feed_clients=args.max_clients)

@@ -90,19 +90,23 @@ def _to_login() -> BaseResponse:
 
 
 FINISHED_SHOWN = 12  #: finished games listed under the ones in play (the wall keeps the rest)
+#: idle games listed (newest first) between them: abandoned games pile up for ever, and one
+#: taken up again is in play from its next action
+IDLE_SHOWN = 12
+LIST_LIMITS = {"finished_shown": FINISHED_SHOWN, "idle_shown": IDLE_SHOWN}
 
 
 @bp.get("/")
 def index() -> str:
     tables = dicepad().tables.summaries()
-    return render_template("index.html", tables=tables, finished_shown=FINISHED_SHOWN)
+    return render_template("index.html", tables=tables, **LIST_LIMITS)
 
 
 @bp.get("/tables.part")
 def table_list() -> str:
     """The table list alone: the index page refreshes it in place."""
     tables = dicepad().tables.summaries()
-    return render_template("_table_list.html", tables=tables, finished_shown=FINISHED_SHOWN)
+    return render_template("_table_list.html", tables=tables, **LIST_LIMITS)
 
 
 @bp.get("/t/<table_id>/qr.svg")
