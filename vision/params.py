@@ -33,7 +33,8 @@ class DetectorParams:
     faint_peak_reach: float = 0.9
     """A faint peak closer than this many face sides to a stronger die is part of that die
     (the side faces and pips of a die make faint peaks of their own). Held-out photos with
-    ``faint_peak_threshold``: one matteop65 die found, no extra; renders: 2 of 7089 found."""
+    ``faint_peak_threshold``: one matteop65 die found and one extra (a pip of a close die,
+    which ``inside_face`` drops); renders: 2 of 7089 dice found, no extra."""
 
     inside_face: float = 0.5
     """A detection whose centre lies within this many face sides of a stronger one's is a pip
