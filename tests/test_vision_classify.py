@@ -192,7 +192,7 @@ def test_a_die_cut_off_its_centre_is_read_from_the_best_look_around() -> None:
         (again,) = recentred(shot.image, found, [cut], first, nets, params)
         return first[0], again
 
-    for value, turn, off in ((1, 20.0, (-0.2, -0.2)), (5, 10.0, (0.25, 0.0))):
+    for value, turn, off in ((1, 10.0, (-0.2, -0.2)), (5, 10.0, (0.25, 0.0))):
         first, again = read(value, turn, off, p)
         assert first.value != value
         assert p.recentre_not_die < first.not_die <= p.reject_not_die
@@ -207,7 +207,7 @@ def test_a_die_cut_off_its_centre_is_read_from_the_best_look_around() -> None:
 
 
 def test_a_stronger_peak_off_the_face_does_not_hide_the_die_under_a_weaker_one() -> None:
-    """Two locator peaks on one die: the stronger 0.45 sides off the face's centre, which the
+    """Two locator peaks on one die: the stronger half a side off the face's centre, which the
     value network takes for "not a die", the weaker on the centre. Duplicates are settled
     among dice only, so the weaker peak is the die; settled among peaks, the stronger one
     would hide it and then be dropped, and the die would be missed."""
@@ -220,7 +220,7 @@ def test_a_stronger_peak_off_the_face_does_not_hide_the_die_under_a_weaker_one()
         shot = _green_scene((value, (0.0, 0.0), 10.0))
         (truth,) = shot.truth.dice
         side = truth.size_px
-        strong = Candidate((truth.center_xy[0] + 0.45 * side, truth.center_xy[1]), 1.15 * side, 0.9)
+        strong = Candidate((truth.center_xy[0] + 0.5 * side, truth.center_xy[1]), 1.15 * side, 0.9)
         weak = Candidate(truth.center_xy, 1.15 * side, 0.5)
         assert math.dist(strong.center_xy, weak.center_xy) < p.min_center_distance * weak.size_px
         cut = cut_die(
@@ -252,7 +252,7 @@ def test_a_peak_on_a_pip_of_a_close_die_is_not_a_die() -> None:
     side = truth.size_px
     die = Candidate(truth.center_xy, 1.05 * side, 0.9)
     pip = Candidate(
-        (truth.center_xy[0] + 0.3 * side, truth.center_xy[1] + 0.3 * side), 0.6 * side, 0.6
+        (truth.center_xy[0] + 0.3 * side, truth.center_xy[1] + 0.3 * side), 0.7 * side, 0.6
     )
     without = dice_at(shot.image, [die, pip], nets, DetectorParams(inside_face=0.0))
     assert [d.guess.value for d in without] == [5, 4]
