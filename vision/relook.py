@@ -65,6 +65,29 @@ def shifted_centre(
     )
 
 
+def _shifted_view(
+    image: U8,
+    candidate: Candidate,
+    cut: DieCut,
+    direction: tuple[int, int],
+    shift: float,
+    params: DetectorParams,
+) -> U8:
+    """The value network's patch of a located die cut again ``shift`` face sides towards
+    ``direction`` of its face (turned as the first cut found it)."""
+    side = face_side(candidate.size_px, cut.angle_deg)
+    centre = shifted_centre(candidate.center_xy, side, cut.angle_deg, direction, shift)
+    return cut_die(
+        image,
+        centre,
+        candidate.size_px * params.crop_scale,
+        params.crop_px,
+        turned=params.turned_patches,
+        margin=params.turned_margin,
+        angle_deg=cut.angle_deg,
+    ).view
+
+
 def _looks(
     image: U8,
     found: Sequence[Candidate],
@@ -75,22 +98,12 @@ def _looks(
 ) -> list[list[list[ValueGuess]]]:
     """For each die in ``which``, per corner, the guesses of the cuts shifted towards it by
     each of ``params.relook_shifts`` (all dice in one classifier batch)."""
-    patches = []
-    for i in which:
-        side = face_side(found[i].size_px, cuts[i].angle_deg)
-        for d in CORNERS:
-            for shift in params.relook_shifts:
-                centre = shifted_centre(found[i].center_xy, side, cuts[i].angle_deg, d, shift)
-                cut = cut_die(
-                    image,
-                    centre,
-                    found[i].size_px * params.crop_scale,
-                    params.crop_px,
-                    turned=params.turned_patches,
-                    margin=params.turned_margin,
-                    angle_deg=cuts[i].angle_deg,
-                )
-                patches.append(cut.view)
+    patches = [
+        _shifted_view(image, found[i], cuts[i], d, shift, params)
+        for i in which
+        for d in CORNERS
+        for shift in params.relook_shifts
+    ]
     flat = classify(nets.value, patches, views=params.value_views, sure=params.value_sure)
     k = len(params.relook_shifts)
     per_die = len(CORNERS) * k
@@ -170,23 +183,12 @@ def recentred(
     ]
     if not which or params.recentre_step <= 0:
         return out
-    patches, whose = [], []
-    for i in which:
-        angle = cuts[i].angle_deg
-        side = face_side(found[i].size_px, angle)
-        for d in AROUND:
-            centre = shifted_centre(found[i].center_xy, side, angle, d, params.recentre_step)
-            cut = cut_die(
-                image,
-                centre,
-                found[i].size_px * params.crop_scale,
-                params.crop_px,
-                turned=params.turned_patches,
-                margin=params.turned_margin,
-                angle_deg=angle,
-            )
-            patches.append(cut.view)
-            whose.append(i)
+    whose = [i for i in which for _ in AROUND]
+    patches = [
+        _shifted_view(image, found[i], cuts[i], d, params.recentre_step, params)
+        for i in which
+        for d in AROUND
+    ]
     looks = classify(nets.value, patches, views=params.value_views, sure=params.value_sure)
     for i, g in zip(whose, looks, strict=True):
         if g.not_die < out[i].not_die and centred(g) > centred(out[i]):
