@@ -16,7 +16,7 @@ Usage:
 ``vision.synth`` tables in the mix (a quarter of the batches), locator 3000 steps, value network
 of width 24 trained 16000 steps with the hardest half of each batch weighted up (``--hard 0.5``)
 on patches squared up to each die's face with a 1.2 margin (``--turned --turned-margin 1.2``,
-``DetectorParams.turned_patches``); about 5 + 25 minutes on one thread of this 2-core machine
+``DetectorParams.turned_patches``); about 5 + 33 minutes on one thread of this 2-core machine
 when nothing else runs. Squared-up patches, measured on held-out fold 3/5 against the axis-
 aligned ones (same locator, same steps): nellbyler_d6 95.5 % -> 97.8 % per die (12 -> 6 dice
 wrong), matteop65_d6 98.6 % -> 98.6 %, renders 1752 -> 1752 of 1758 dice; a margin of 1.0 read
