@@ -104,20 +104,15 @@ def test_a_two_cut_off_centre_reads_as_one_until_looked_at_again() -> None:
     """The locator's peak on a 2 can sit a third of a side off its centre, towards a corner;
     the cut then loses a pip and reads as a 1, unsure. Looking again with the cut shifted
     towards each corner finds the 2; a real 1 looked at again (every 1, here) stays a 1."""
-    from vision import synth
     from vision.locate import Candidate
     from vision.relook import unsure_ones
-    from vision.synth import Camera, DieSpec, Lighting, PadStyle, Scene
 
     nets = load_nets()
-    pad = PadStyle(colour=(40, 110, 30), texture=0.0)
-    light = Lighting(azimuth_deg=0, elevation_deg=90, shadow=0.0, ambient=0.6)
 
     def looks(
         value: int, turn: float, off: tuple[float, float], p: DetectorParams
     ) -> tuple[ValueGuess, ValueGuess]:
-        spec = DieSpec(value, (0.0, 0.0), yaw_deg=turn, size_mm=20.0, style=synth.STYLES["green"])
-        shot = synth.render(Scene((spec,), pad, Camera(height_mm=200.0), light))
+        shot = _green_scene((value, (0.0, 0.0), turn))
         (truth,) = shot.truth.dice
         side = truth.size_px
         centre = (truth.center_xy[0] + off[0] * side, truth.center_xy[1] + off[1] * side)
