@@ -363,11 +363,11 @@ class TableService:
         with self._lock:
             held = list(self._tables.values())
         out = []
-        for t in held:
+        for t in reversed(held):  # held oldest first: a tie (same millisecond) goes to the newer
             line = t.view if isinstance(t, _Live) else t.summary
             if not line["over"] and not _idle(line, now, self._idle_after):
                 out.append(self._line(t, None))
-        out.sort(key=lambda s: (s["last"], s["table"]), reverse=True)  # one clock's ISO times
+        out.sort(key=lambda s: s["last"], reverse=True)  # one clock's ISO times; stable
         return out
 
     def _line(self, held: _Live | _Dormant, now: datetime | None) -> dict[str, Any]:

@@ -11,7 +11,7 @@ is one more replay.
 from __future__ import annotations
 
 from collections.abc import Iterable, Iterator
-from datetime import timedelta
+from datetime import UTC, datetime, timedelta
 from pathlib import Path
 from typing import Any
 
@@ -353,3 +353,18 @@ def test_idle_hours_come_from_the_environment_and_a_bad_value_is_refused(
         err = capsys.readouterr().err
         assert "DICEPAD_IDLE_HOURS must be a positive number of hours" in err
         assert "Traceback" not in err
+
+
+def test_tables_created_in_the_same_millisecond_put_the_newer_in_play_first(tmp_path: Path) -> None:
+    """The pad takes the table in play acted on last; two new tables stamped the same instant
+    (a real clock's millisecond) are told apart by which was created later, not by their ids."""
+    instant = datetime(2026, 11, 24, 21, 0, tzinfo=UTC)
+    tables = TableService(
+        Store(tmp_path / "dicepad.sqlite3"),
+        Feed(max_clients=4, queue_size=100),
+        clock=lambda: instant,
+        idle_after=IDLE,
+    )
+    made = [tables.create("bolo", players=["Ann", "Bob"])["table"] for _ in range(6)]
+    assert len(set(made)) == 6
+    assert [s["table"] for s in tables.in_play()] == made[::-1]
