@@ -20,6 +20,7 @@ from vision.pad import (
     scale_pad,
 )
 from vision.reading import Pad
+from vision.synth.scenes import _PADS
 
 
 @pytest.mark.parametrize("seed", range(12))
@@ -34,7 +35,7 @@ def test_the_pad_is_found_on_rendered_tables(seed: int) -> None:
 
 def test_every_pad_colour_is_found_with_dice_on_it() -> None:
     rng = np.random.default_rng(99)
-    for colour, rail, table in synth._PADS:
+    for colour, rail, table in _PADS:
         base = synth.random_scene(rng, n_dice=4)
         look = replace(base.pad, colour=colour, rail_colour=rail, table_colour=table)
         scene = replace(base, pad=look)

@@ -13,6 +13,7 @@ from hypothesis import strategies as st
 
 from vision import synth
 from vision.synth import Camera, Degrade, DieSpec, Lighting, PadStyle, Scene, render
+from vision.synth.hands import _hand_in_frame
 
 PLAIN = Scene(
     pad=PadStyle(colour=(40, 110, 30), texture=0.0),
@@ -243,7 +244,7 @@ def test_no_hand_is_in_view_between_rest_and_the_keep_hand(seed: int) -> None:
     w, h = seq.size
     for i in range(seq.rest_index, seq.keep_start):
         hand = seq.throw_hand.at(i)
-        assert hand is None or not synth._hand_in_frame(hand, w, h), i
+        assert hand is None or not _hand_in_frame(hand, w, h), i
         assert not seq.scene_at(i)[1]
 
 
