@@ -262,6 +262,7 @@ def bench_flags(quick: bool) -> None:
         side_seen: list[tuple[DieTruth, frozenset[DieFlag]]] = []
         cues: list[tuple[DieTruth, tuple[bool, float]]] = []
         off = off_right = off_missed = calm = calm_flagged = 0
+        stacks: list[tuple[bool, bool]] = []  # per stacked die: flagged, throw miscounted
         for shot in shots:
             t = time.perf_counter()
             reading = read_roll(shot.image, pad=shot.truth.pad)
@@ -274,7 +275,12 @@ def bench_flags(quick: bool) -> None:
                 )
             pairs = match(shot.truth.dice, reading)
             spare = set(range(len(reading.dice))) - {i for _, i in pairs}
+            miscounted = len(reading.dice) != len(shot.truth.dice)
             for d, i in pairs:
+                if d.stacked:
+                    at = i if i is not None else off_face(d, reading, spare)
+                    marks = reading.dice[at].flags if at is not None else frozenset()
+                    stacks.append((bool(marks & {DieFlag.COCKED, DieFlag.STACKED}), miscounted))
                 # a sloppy die lies flat off the pad; a die leaning on the rail can have its
                 # top-face centre a pixel past the pad's edge: that is COCKED's business
                 sloppy = not d.on_pad and d.tilt_deg == 0
@@ -306,7 +312,24 @@ def bench_flags(quick: bool) -> None:
             f" = {calm_flagged / max(calm, 1):.4f}"
         )
         print_stack_cues(cues)
+        print_stacks_at_the_pad(stacks)
         print(f"    {added(reads, judged)}")
+
+
+def print_stacks_at_the_pad(stacks: Sequence[tuple[bool, bool]]) -> None:
+    """What a stack costs at the bar: the pad service takes a throw of a known number of dice
+    only with that many dice read (a die hidden under another leaves one fewer: "re-roll"), so
+    a stacked die goes unnoticed only when it is not flagged *and* its throw reads the right
+    count. (Not on a throw after a keep: there the count tells the keep, see
+    ``server.pad_decide``.)"""
+    n = len(stacks)
+    flagged = sum(f for f, _ in stacks)
+    caught = sum(f or m for f, m in stacks)
+    print(
+        f"    stacked dice flagged COCKED/STACKED: {flagged}/{n}; flagged or their throw"
+        f" miscounted (asked again on a throw of known count): {caught}/{n}"
+        f" = {caught / max(n, 1):.4f}"
+    )
 
 
 SIDE_FACE_REACH = 1.1
