@@ -61,12 +61,15 @@ def test_cli_end_to_end(
     out = json.loads(capsys.readouterr().out)
     assert out["frame_size"] == [640, 480]
     assert out["camera"] is None
+    assert out["method"] == "colour"  # no corner markers in these renders
     assert polygon_iou(Pad.from_json(out["pad"]), truth) > 0.9
     assert Path(out["pad_file"]) == data / "pad.json"
 
     code = main(["calibrate", "--camera", f"files:{folder}?fps=0", "--data", str(data)])
     assert code == 0
-    assert "pad found: " in capsys.readouterr().out
+    printed = capsys.readouterr().out
+    assert "pad found: " in printed
+    assert "found by its colour" in printed
 
 
 def test_cli_on_the_demo_camera(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:

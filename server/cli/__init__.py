@@ -20,6 +20,7 @@ COMMANDS: dict[str, str] = {
     "odds": "server.cli.odds",
     "detect": "server.cli.detect",
     "calibrate": "server.cli.calibrate",
+    "markers": "server.cli.markers",
     "pin": "server.cli.pin",
 }
 

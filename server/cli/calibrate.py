@@ -3,9 +3,12 @@
 Run it with the camera mounted and the pad empty. It opens the camera with ``relock`` (auto
 exposure and white balance settle on the empty pad, then are locked and stored in
 ``camera.json``), takes the per-pixel median of a few frames (sensor noise and a passing
-shadow drop out), finds the pad with :func:`vision.pad.find_pad`, and writes ``pad.json`` and
-``calibration.jpg`` (the snapshot with the pad outlined) into the data directory. The
-scoreboard's admin view calls :func:`calibrate` for the same job.
+shadow drop out), finds the pad, and writes ``pad.json`` and ``calibration.jpg`` (the snapshot
+with the pad outlined) into the data directory. The pad is found by its four corner markers
+(:func:`vision.markers.find_pad_markers`, printed by ``dicepad markers``) when any is in view,
+else by its colour (:func:`vision.pad.find_pad`); some but not all of the markers is an error
+naming the missing ones, never a silent fall-back: the owner stuck them there because colour
+does not find that pad.
 """
 
 from __future__ import annotations
@@ -15,7 +18,7 @@ import json
 import sys
 from dataclasses import dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Literal
 
 if TYPE_CHECKING:
     from hardware.camera_settings import CameraSettings
@@ -27,6 +30,15 @@ HELP = "find the pad and lock the camera's exposure (run with the pad empty)"
 PAD_FILE = "pad.json"
 SNAPSHOT_FILE = "calibration.jpg"
 
+Method = Literal["markers", "colour"]
+BY_MARKERS: Method = "markers"
+BY_COLOUR: Method = "colour"
+METHODS: dict[Method, str] = {
+    BY_MARKERS: "its four corner markers",
+    BY_COLOUR: "its colour (no corner markers seen)",
+}
+"""How the pad was found (``Calibration.method``) and how that reads in the printout."""
+
 
 class CalibrationError(RuntimeError):
     """Calibration could not finish; the message says what to do about it."""
@@ -37,6 +49,7 @@ class Calibration:
     """What a calibration found and where it was saved."""
 
     pad: Pad
+    method: Method  # how the pad was found
     frame_size: tuple[int, int]
     pad_area: float  # fraction of the frame
     settings: CameraSettings | None  # None for sources without exposure (files, demo)
@@ -47,6 +60,7 @@ class Calibration:
     def to_json(self) -> dict[str, Any]:
         return {
             "pad": self.pad.to_json(),
+            "method": self.method,
             "frame_size": list(self.frame_size),
             "pad_area": round(self.pad_area, 3),
             "camera": None if self.settings is None else self.settings.to_json(),
@@ -87,6 +101,7 @@ def calibrate(source: FrameSource, data_dir: Path, *, frames: int = 7) -> Calibr
     import numpy as np
 
     from hardware.frames import CameraError
+    from vision.markers import PadMarkersError, find_pad_markers
     from vision.pad import PadNotFoundError, find_pad, save_pad
 
     if frames < 1:
@@ -104,12 +119,23 @@ def calibrate(source: FrameSource, data_dir: Path, *, frames: int = 7) -> Calibr
     data_dir.mkdir(parents=True, exist_ok=True)
     snapshot = data_dir / SNAPSHOT_FILE
     try:
-        pad = find_pad(still)
+        pad = find_pad_markers(still)
+        method: Method = BY_MARKERS
+        if pad is None:
+            pad = find_pad(still)
+            method = BY_COLOUR
+    except PadMarkersError as exc:
+        cv2.imwrite(str(snapshot), still)
+        raise CalibrationError(
+            f"could not find the pad by its corner markers: {exc} Put all four in view (or take "
+            f"them all away to find the pad by its colour). What the camera saw: {snapshot}"
+        ) from exc
     except PadNotFoundError as exc:
         cv2.imwrite(str(snapshot), still)
         raise CalibrationError(
             f"could not find the pad ({exc}); make sure the empty pad fills the middle of the "
-            f"view and differs in colour from the table. What the camera saw: {snapshot}"
+            f"view and differs in colour from the table, or print corner markers (dicepad "
+            f"markers). What the camera saw: {snapshot}"
         ) from exc
     outlined = still.copy()
     poly = np.round(np.array(pad.polygon)).astype(np.int32)
@@ -119,7 +145,7 @@ def calibrate(source: FrameSource, data_dir: Path, *, frames: int = 7) -> Calibr
     save_pad(pad, pad_file, frame_size=(w, h))
     area = float(cv2.contourArea(poly.astype(np.float32))) / (w * h)
     settings: CameraSettings | None = getattr(source, "settings", None)
-    return Calibration(pad, (w, h), area, settings, pad_file, snapshot, source.describe())
+    return Calibration(pad, method, (w, h), area, settings, pad_file, snapshot, source.describe())
 
 
 def run(args: argparse.Namespace) -> int:
@@ -151,7 +177,9 @@ def run(args: argparse.Namespace) -> int:
     corners = ", ".join(f"({x:.0f}, {y:.0f})" for x, y in result.pad.polygon)
     print(f"pad found: {len(result.pad.polygon)} corners {corners}")
     w, h = result.frame_size
-    print(f"           {result.pad_area:.0%} of the {w}×{h} view")
+    print(
+        f"           {result.pad_area:.0%} of the {w}×{h} view, found by {METHODS[result.method]}"
+    )
     if result.settings is not None:
         s = result.settings
         gains = "" if s.gain is None else f", gain {s.gain:g}"

@@ -102,6 +102,13 @@ class PadStyle:
     rail_colour: BGR = (30, 50, 90)
     table_colour: BGR = (60, 90, 130)
     seed: int = 0  # texture seed: the same pad looks the same in every frame
+    markers_mm: float = 0.0
+    """Side of the four ArUco corner markers printed on the table just outside the pad's
+    corners (:mod:`vision.markers`, each on its white card; 0 = none)."""
+
+    def __post_init__(self) -> None:
+        if self.markers_mm < 0:
+            raise ValueError("markers_mm must be 0 (no markers) or positive")
 
 
 @dataclass(frozen=True)
