@@ -53,7 +53,9 @@ DISPUTED_LABELS: dict[tuple[str, str, tuple[int, int]], int] = {
 }
 """Labels that contradict their photo (checked by eye at 4x). The headline figures keep the
 labels as given; a second line scores against what these photos show, so a reader can see how
-much of the gap is the labels'. Never used for training or for choosing parameters."""
+much of the gap is the labels'. ``bench/train_vision.py`` trains on what the photos show (a
+network taught that this die's three pips are a 2 misread it in other photos: two of its threes
+held out in fold 1); never used for choosing parameters."""
 
 
 def default_datasets_dir() -> Path:

@@ -247,7 +247,7 @@ def test_a_peak_on_a_pip_of_a_close_die_is_not_a_die() -> None:
     side = truth.size_px
     die = Candidate(truth.center_xy, 1.05 * side, 0.9)
     pip = Candidate(
-        (truth.center_xy[0] + 0.3 * side, truth.center_xy[1] + 0.3 * side), 0.7 * side, 0.6
+        (truth.center_xy[0] + 0.25 * side, truth.center_xy[1] + 0.25 * side), 0.7 * side, 0.6
     )
     without = dice_at(shot.image, [die, pip], nets, DetectorParams(inside_face=0.0))
     assert [d.guess.value for d in without] == [5, 4]
@@ -284,8 +284,8 @@ def test_a_faint_peak_is_a_die_only_when_the_value_network_is_all_but_sure() -> 
     close = _green_scene((4, (0.0, 0.0), 0.0), style="white", height_mm=120.0)
     (four,) = close.truth.dice
     side = four.size_px
-    pip = (four.center_xy[0] + 0.35 * side, four.center_xy[1] + 0.35 * side)
-    found = [Candidate(four.center_xy, 1.05 * side, 0.9), Candidate(pip, 0.6 * side, faint)]
+    pip = (four.center_xy[0] + 0.3 * side, four.center_xy[1] + 0.3 * side)
+    found = [Candidate(four.center_xy, 1.05 * side, 0.9), Candidate(pip, 0.5 * side, faint)]
     reach_off = DetectorParams(inside_face=0.0, faint_peak_reach=0.0)
     assert len(dice_at(close.image, found, nets, reach_off)) == 2
     (only,) = dice_at(close.image, found, nets, DetectorParams(inside_face=0.0))
