@@ -18,10 +18,11 @@ of width 24 trained 24000 steps with the hardest half of each batch weighted up 
 on patches squared up to each die's face with a 1.2 margin (``--turned --turned-margin 1.2``,
 ``DetectorParams.turned_patches``), every photo's die labelled with what the photo shows
 (``bench_vision.DISPUTED_LABELS``); about 5 + 30 minutes on one thread of this 2-core machine
-with another training on the other. Squared-up patches, measured on held-out fold 3/5 against the axis-
-aligned ones (same locator, same steps): nellbyler_d6 95.5 % -> 97.8 % per die (12 -> 6 dice
-wrong), matteop65_d6 98.6 % -> 98.6 %, renders 1752 -> 1752 of 1758 dice; a margin of 1.0 read
-nellbyler 97.4 % but lost dice on renders (1746), whose centres pull towards side faces.
+with another training on the other. Squared-up patches, measured on held-out fold 3/5
+against the axis-aligned ones (same locator, same steps): nellbyler_d6 95.5 % -> 97.8 % per
+die (12 -> 6 dice wrong), matteop65_d6 98.6 % -> 98.6 %, renders 1752 -> 1752 of 1758 dice;
+a margin of 1.0 read nellbyler 97.4 % but lost dice on renders (1746), whose centres pull
+towards side faces.
 Measured on held-out fold 0/5 (``bench/cv_vision.py`` pools every fold): the renders in the mix
 took the reader on renders from 94.0 % to 99.2 % per die (clean) and 95.2 % to 99.4 %
 (blur/noise/JPEG) and cleared the drawn-dice gaps of ``tests/test_vision_detect.py``, while the
