@@ -151,13 +151,14 @@ def test_a_die_on_a_die_looks_larger_than_the_flat_dice() -> None:
 
 
 def test_the_size_cue_flags_a_die_the_model_leaves_unsure() -> None:
-    """``size_ratios`` measures the gated die against the unflagged ones; the flag needs both
-    the size and the model's gate, and ``size_ratio=0`` turns the cue off."""
+    """``size_ratios`` measures the gated die against the unflagged ones (the pad shows the
+    camera square on); the flag needs both the size and the model's gate, and
+    ``size_ratio=0`` turns the cue off."""
     shot = _on_top_scene()
     seen = [d for d in shot.truth.dice if d.visible >= 0.5]
     views = [DieView(d.center_xy, d.size_px, 0.0) for d in seen]
     unsure = [Evidence(0.0, 0.5 if d.stacked else 0.0, False, False) for d in seen]
-    ratios = size_ratios(shot.image, views, [d.value for d in seen], unsure)
+    ratios = size_ratios(shot.image, views, [d.value for d in seen], unsure, pad=shot.truth.pad)
     i = next(k for k, d in enumerate(seen) if d.stacked)
     assert ratios[i] is not None
     assert ratios[i] > FlagParams().size_ratio
@@ -185,9 +186,9 @@ def test_size_cue_parameters_are_checked() -> None:
 
 
 def test_one_flat_die_to_compare_with_is_enough_only_with_the_camera_square_on() -> None:
-    """With a single flat die to compare with, a slanted camera's perspective cannot be told
-    from a stack: ``FlagParams.size_refs`` (2) flat dice are needed unless the pad shows the
-    camera square above it (the renders' overhead camera does)."""
+    """A slanted camera's perspective cannot be told from a stack: the flat dice beside a die
+    are compared with only when the pad shows the camera square above it (the renders'
+    overhead camera does), or when asked for (``references``, ``FlagParams.size_refs``)."""
     shot = _on_top_scene(flat=1)
     seen = [d for d in shot.truth.dice if d.visible >= 0.5]
     assert len(seen) == 2
@@ -200,6 +201,23 @@ def test_one_flat_die_to_compare_with_is_enough_only_with_the_camera_square_on()
     assert one is not None
     assert one > FlagParams().size_ratio
     assert square_on(shot.truth.pad)
+
+
+def test_at_a_slant_the_flat_dice_beside_a_die_are_not_compared_with_by_default() -> None:
+    """Two flat dice that agree in size can both lie farther from a slanted camera than the
+    die compared with them: with no pad showing the camera square on, only an install that
+    asks for it (``FlagParams.size_refs``) compares them (on the slanted photo sets the cue
+    flagged 6 dice, none of them on a die)."""
+    shot = _on_top_scene(flat=2)
+    seen = [d for d in shot.truth.dice if d.visible >= 0.5]
+    views = [DieView(d.center_xy, d.size_px, 0.0) for d in seen]
+    unsure = [Evidence(0.0, 0.5 if d.stacked else 0.0, False, False) for d in seen]
+    values = [d.value for d in seen]
+    i = next(k for k, d in enumerate(seen) if d.stacked)
+    assert size_ratios(shot.image, views, values, unsure)[i] is None
+    asked = size_ratios(shot.image, views, values, unsure, FlagParams(size_refs=2))[i]
+    assert asked is not None
+    assert size_ratios(shot.image, views, values, unsure, pad=shot.truth.pad)[i] == asked
 
 
 def test_read_roll_flags_the_die_on_a_die_by_its_size() -> None:

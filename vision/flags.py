@@ -62,14 +62,17 @@ convolution pooled, 2.5 M, 16000 fewer scenes) caught 88 / 84 / 87 % of stacks a
 82 % of dice squarely on another, at ``stacked_alone_threshold`` 0.995. What it cannot be
 taught is the camera: real photos taken at a slant show flat dice's side faces as a tilt
 would, and an oblique webcam's lone dice look like dice on dice. At these points nellbyler_d6's
-phone photos have 8.0 % of dice flagged (some of them really leaning on the tray wall) and
-matteop65_d6's webcam frames 16.8 % (the model before: 8.1 and 21.6 %). An install whose
+phone photos have 7.7 % of dice flagged (some of them really leaning on the tray wall) and
+matteop65_d6's webcam frames 16.5 % (the model before: 8.1 and 21.6 %). An install whose
 camera looks in at a slant raises the thresholds (``vision.params.CAMERA_VIEWS``: COCKED 0.99,
 STACKED 0.99 / 0.9999 keep the photo sets at 3.2 / 2.6 %, at 93-94 % of tilted and 76-80 %
 of stacked renders). At a slant nearer dice look larger, too, so the size cue compares a die
-with a single flat die only where the pad shows the camera square on
-(``vision.pipsize.square_on``), else with two or more that agree in size
-(``FlagParams.size_refs``): one flat die anywhere would flag flat dice nearer the camera.
+with the flat dice beside it only where the pad shows the camera square on
+(``vision.pipsize.square_on``); elsewhere only with the pad's learnt flat size, which carries
+the pad's perspective (``FlagParams.size_refs`` lets an install ask for that many flat dice
+that agree instead: two that agree can still both be farther than the die). With two, on the
+photos the cue measured pips in 91 of the 169 nellbyler photos and flagged 6 dice, none of
+them on a die, and the flags took 21 % of ``read_roll`` instead of 14 %.
 ``bench/bench_synth.py --only flags,sheet`` prints the figures.
 """
 
@@ -125,7 +128,8 @@ class FlagParams:
     size_gate: float = 0.3  # ... if the model gives STACKED at least this probability
     size_gate_learnt: float = 0.05  # ... or this much, against the pad's learnt flat size
     size_agree: float = 0.03  # the flat dice compared with agree in size within this fraction
-    size_refs: int = 2  # ... and are this many (one when the pad shows the camera square on)
+    size_refs: int | None = None  # ... one when the pad shows the camera square on; else
+    # this many (None: none, only the pad's learnt flat size; see the module doc)
     # the squeeze cue (Evidence.squeezed, squeeze_cues); squeeze 0 turns it off
     squeeze: float = 0.06  # a 4-6's pips this much wider than tall (over a flat face's): tilted
     squeeze_gate: float = 0.2  # ... if the model gives COCKED at least this probability
@@ -150,8 +154,8 @@ class FlagParams:
             raise ValueError("size_gate and size_gate_learnt must be within [0, 1)")
         if not 0.0 < self.size_agree < 0.5:
             raise ValueError("size_agree must be within (0, 0.5)")
-        if self.size_refs < 1:
-            raise ValueError("size_refs must be at least 1")
+        if self.size_refs is not None and self.size_refs < 1:
+            raise ValueError("size_refs must be None or at least 1")
         if not (0.0 <= self.squeeze < 0.5 and 0.0 <= self.squeeze_gate < 1.0):
             raise ValueError("squeeze must be within [0, 0.5) and squeeze_gate within [0, 1)")
 
@@ -698,7 +702,8 @@ def size_cues(
     ``FlagParams.size_gate`` (against a learnt size ``size_gate_learnt``), against the other
     dice it flags neither COCKED nor STACKED (a tilted face looks smaller, a die on a die
     larger). ``references`` flat dice that agree in size are needed (by default one when the
-    ``pad`` shows the camera square on, else ``FlagParams.size_refs``); with fewer, the size a
+    ``pad`` shows the camera square on, else ``FlagParams.size_refs``, by default none: only
+    the learnt size is compared with at a slant); with fewer, the size a
     flat die has at that place on the pad, when the pad has learnt it (``Pad.flat_side_px``,
     ``vision.pipsize.learned_side``: a die squarely on another is often the only die seen; and
     when none of the flat dice beside it measures well, +1 / +1 of 54 / 82 dice squarely on
@@ -737,9 +742,10 @@ def size_cues(
         return _face_size(sizes, frame, dice, values, k)
 
     if references is not None:
-        need = references
+        need: float = references
     else:  # only now: most frames have no die to measure
-        need = 1 if pipsize.square_on(pad) else params.size_refs
+        slant = params.size_refs if params.size_refs is not None else math.inf
+        need = 1 if pipsize.square_on(pad) else slant
 
     def against_learnt(k: int) -> tuple[float, bool] | None:
         mine = size(k) if learnt else None
@@ -756,7 +762,7 @@ def size_cues(
         if evidence[i].stacked < params.size_gate:  # the lower gate is the learnt size's
             continue
         near.sort(key=lambda j: math.dist(dice[i].center_xy, dice[j].center_xy))
-        near = near[: need + _SPARE_REFS]  # the nearest: enough to see them agree or not
+        near = near[: int(need) + _SPARE_REFS]  # the nearest: enough to see them agree or not
         mine = size(i)
         if mine is None or not mine.consistent:
             continue
@@ -768,7 +774,7 @@ def size_cues(
             others.append(other)
             if not pipsize.sizes_agree([o.side_px for o in others], params.size_agree):
                 break
-        ratio = pipsize.size_ratio(mine, others, agree=params.size_agree, at_least=need)
+        ratio = pipsize.size_ratio(mine, others, agree=params.size_agree, at_least=int(need))
         # no flat die measured well enough to compare with: the learnt size, if known
         out[i] = against_learnt(i) if ratio is None else (ratio, False)
     return out
