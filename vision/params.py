@@ -125,7 +125,7 @@ class DetectorParams:
     the product mounts it; a camera looking in at a slant shows the side faces of flat dice and
     wants higher thresholds (``cocked_threshold`` 0.99, ``stacked_threshold`` 0.99 and
     ``stacked_alone_threshold`` 0.9999 keep the oblique photos of nellbyler_d6 and
-    matteop65_d6 at 3.2 / 2.6 % of dice flagged, against 7.7 / 16.5 % at the defaults;
+    matteop65_d6 at 2.9 / 2.1 % of dice flagged, against 7.7 / 16.5 % at the defaults;
     ``bench/bench_synth.py``; see :data:`CAMERA_VIEWS`)."""
 
     models_dir: str | None = None
@@ -176,7 +176,7 @@ CAMERA_VIEWS: dict[str, FlagParams] = {
 """The COCKED / STACKED operating points by how the camera looks at the pad. ``overhead`` (the
 product's mount, straight above the pad): at most 1 % of flat rendered dice flagged, 98-99 % of
 dice tilted 15 degrees or more and 85-91 % of stacked dice caught. ``slanted`` (a camera
-looking in at an angle, whose flat dice show side faces, as the real photo sets do): 3.2 / 2.6 %
+looking in at an angle, whose flat dice show side faces, as the real photo sets do): 2.9 / 2.1 %
 of their dice flagged (nellbyler_d6 / matteop65_d6) instead of 7.7 / 16.5 %, at the cost of
 93-94 % of tilted and 76-80 % of stacked rendered dice caught."""
 
