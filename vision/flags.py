@@ -742,10 +742,9 @@ def size_cues(
         return _face_size(sizes, frame, dice, values, k)
 
     if references is not None:
-        need: float = references
+        need: int | None = references
     else:  # only now: most frames have no die to measure
-        slant = params.size_refs if params.size_refs is not None else math.inf
-        need = 1 if pipsize.square_on(pad) else slant
+        need = 1 if pipsize.square_on(pad) else params.size_refs  # None: the learnt size only
 
     def against_learnt(k: int) -> tuple[float, bool] | None:
         mine = size(k) if learnt else None
@@ -756,13 +755,13 @@ def size_cues(
 
     for i in want:
         near = [j for j in flat if j != i and _distinct(dice[i], dice[j], params.duplicate)]
-        if len(near) < need:  # too few to compare with: the pad's learnt flat size, if known
+        if need is None or len(near) < need:  # the pad's learnt flat size instead, if known
             out[i] = against_learnt(i)
             continue
         if evidence[i].stacked < params.size_gate:  # the lower gate is the learnt size's
             continue
         near.sort(key=lambda j: math.dist(dice[i].center_xy, dice[j].center_xy))
-        near = near[: int(need) + _SPARE_REFS]  # the nearest: enough to see them agree or not
+        near = near[: need + _SPARE_REFS]  # the nearest: enough to see them agree or not
         mine = size(i)
         if mine is None or not mine.consistent:
             continue
@@ -774,7 +773,7 @@ def size_cues(
             others.append(other)
             if not pipsize.sizes_agree([o.side_px for o in others], params.size_agree):
                 break
-        ratio = pipsize.size_ratio(mine, others, agree=params.size_agree, at_least=int(need))
+        ratio = pipsize.size_ratio(mine, others, agree=params.size_agree, at_least=need)
         # no flat die measured well enough to compare with: the learnt size, if known
         out[i] = against_learnt(i) if ratio is None else (ratio, False)
     return out
