@@ -10,7 +10,8 @@ then times ``load()`` on a fresh store and service, as a start does:
 
 Medians over ``--runs`` of each, ms per game, and the replays each start made; then the first
 view of a dormant table (its replay on first use), and the memory the service holds for the
-tables after each kind of start (tracemalloc, a separate untimed start).
+tables after each kind of start and after a look at every table, with the shipped
+``keep_awake`` and with every table kept (tracemalloc, separate untimed starts).
 
     ./run bench bench_startup [--games 400] [--runs 5]
 
@@ -43,8 +44,10 @@ def board_game() -> list[Action]:
     return [action_from_json(json.loads(line)) for line in lines if line.strip()]
 
 
-def service(store: Store, engine: str) -> TableService:
-    return TableService(store, Feed(), clock=lambda: datetime.now(UTC), engine=engine)
+def service(store: Store, engine: str, keep_awake: int = 32) -> TableService:
+    return TableService(
+        store, Feed(), clock=lambda: datetime.now(UTC), engine=engine, keep_awake=keep_awake
+    )
 
 
 def build(path: Path, games: int) -> list[str]:
@@ -101,6 +104,25 @@ def held_bytes(path: Path, engine: str) -> int:
     return held
 
 
+def held_after_views(path: Path, engine: str, keep_awake: int) -> tuple[int, int]:
+    """The memory held (and the tables held replayed) after a warm start and a look at every
+    table, as weeks of phones browsing the record wall do (untimed)."""
+    store = Store(path)
+    try:
+        tracemalloc.start()
+        before = tracemalloc.get_traced_memory()[0]
+        tables = service(store, engine, keep_awake)
+        tables.load()
+        for line in tables.summaries():
+            tables.view(line["table"])
+        held = tracemalloc.get_traced_memory()[0] - before
+        tracemalloc.stop()
+        awake = tables.awake
+    finally:
+        store.close()
+    return held, awake
+
+
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0] if __doc__ else None)
     ap.add_argument("--games", type=int, default=400, help="finished Bolo games (default 400)")
@@ -129,6 +151,12 @@ def main(argv: list[str] | None = None) -> int:
         cold_mb = held_bytes(path, "memory") / 1e6
         warm_mb = held_bytes(path, "memory") / 1e6
         print(f"held after load: cold {cold_mb:.1f} MB, warm {warm_mb:.1f} MB (tracemalloc)")
+        for keep in (32, args.games):
+            held, awake = held_after_views(path, "memory", keep)
+            print(
+                f"held after a look at every table, keep_awake {keep}: {held / 1e6:.1f} MB,"
+                f" {awake} tables replayed"
+            )
     return 0
 
 

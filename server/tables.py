@@ -22,6 +22,11 @@ from the digest and its records left on the wall as they were derived, and it is
 first use. Either way the state is exactly what it was before the restart, and nothing derived
 outlives the rules code or the log it came from: a new stamp or a later event makes the digest
 stale, and the table is replayed at the next start.
+
+A service runs for weeks: tonight's finished games, and old ones someone looked at on the
+record wall (a look wakes them), would otherwise pile up in memory until the next restart.
+Past ``keep_awake`` finished or idle tables held replayed, the least recently used go dormant
+again on a freshly saved digest (:meth:`TableService._lull`); a later use replays them.
 """
 
 from __future__ import annotations
@@ -30,7 +35,8 @@ import dataclasses
 import logging
 import secrets
 import threading
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Iterator, Mapping, Sequence
+from contextlib import contextmanager
 from dataclasses import dataclass, field
 from datetime import UTC, datetime, timedelta
 from typing import Any
@@ -99,6 +105,10 @@ class _Live:
     #: once per change (a reconnect storm must not encode the whole history per phone)
     snapshot: tuple[dict[str, Any], bytes] | None = None
     lock: threading.Lock = field(default_factory=threading.Lock)
+    used: int = 0  #: the service's use count at its last use (least recently used goes dormant)
+    #: put back to sleep (:meth:`TableService._lull`): a caller who fetched it before must
+    #: fetch the table again, which wakes it anew from the log
+    retired: bool = False
 
 
 @dataclass
@@ -180,13 +190,19 @@ class TableService:
         keepalive_seconds: float = 15.0,
         engine: str | None = None,
         idle_after: timedelta | None = None,
+        keep_awake: int = 32,
     ) -> None:
         """``engine`` is the rules code's stamp the digests are checked against (default:
         :func:`~server.stamp.engine_stamp`; a test passes another to play an upgrade).
         ``idle_after``: how long a game not over may go untouched before it is idle (``None``:
-        never; the clock is then not read for it)."""
+        never; the clock is then not read for it). ``keep_awake``: how many finished or idle
+        tables stay replayed in memory (the tables in play always do)."""
         if idle_after is not None and idle_after <= timedelta(0):
             raise ValueError(f"idle_after must be positive, got {idle_after}")
+        if keep_awake < 1:  # the table just used must stay awake for its caller
+            raise ValueError(f"keep_awake must be 1 or more, got {keep_awake}")
+        self._keep_awake = keep_awake
+        self._uses = 0
         self._store = store
         self._feed = feed
         self._clock = clock
@@ -243,6 +259,7 @@ class TableService:
         self._store.rederive(records, digests=digests, forget=stale)
         with self._lock:
             self._tables = loaded
+        self._lull()  # after a rules upgrade every table was replayed
         return problems
 
     def _current(self, head: TableHead, now: datetime | None) -> Digest | None:
@@ -264,6 +281,12 @@ class TableService:
         """How many table logs this service has replayed (at start and on first use)."""
         with self._lock:
             return self._replays
+
+    @property
+    def awake(self) -> int:
+        """How many tables are held replayed in memory (the rest are dormant)."""
+        with self._lock:
+            return sum(isinstance(t, _Live) for t in self._tables.values())
 
     def _replay(self, row: TableRow) -> tuple[_Live, list[RecordRow]]:
         with self._lock:
@@ -295,6 +318,9 @@ class TableService:
     def _held(self, table_id: str) -> _Live | _Dormant:
         with self._lock:
             held = self._tables.get(table_id)
+            if isinstance(held, _Live):
+                self._uses += 1
+                held.used = self._uses
         if held is None:
             raise UnknownTableError(f"no table {table_id!r}")
         return held
@@ -302,6 +328,54 @@ class TableService:
     def _get(self, table_id: str) -> _Live:
         held = self._held(table_id)
         return held if isinstance(held, _Live) else self._wake(held)
+
+    @contextmanager
+    def _locked(self, table_id: str) -> Iterator[_Live]:
+        """The table, replayed, with its lock held: a table put back to sleep between the
+        fetch and the lock is fetched (woken) again, so no change lands on a retired copy."""
+        while True:
+            live = self._get(table_id)
+            with live.lock:
+                if not live.retired:
+                    yield live
+                    return
+
+    def _lull(self) -> None:
+        """Put the least recently used finished or idle tables back to sleep, past
+        ``keep_awake`` of them: each on a digest saved now (its line in the table list, and
+        the next start need not replay it either). A table busy right now (its lock taken)
+        is skipped; a closed table (its log no longer replays) stays as it is."""
+        now = self._idle_now()
+        with self._lock:
+            asleep = [
+                t
+                for t in self._tables.values()
+                if isinstance(t, _Live)
+                and t.problem is None
+                and (_finished(t.view) or _idle(t.view, now, self._idle_after))
+            ]
+        if len(asleep) <= self._keep_awake:
+            return
+        asleep.sort(key=lambda t: t.used)
+        held: list[tuple[_Live, Digest]] = []
+        try:
+            for live in asleep[: len(asleep) - self._keep_awake]:
+                if not live.lock.acquire(blocking=False):
+                    continue
+                if _finished(live.view) or _idle(live.view, now, self._idle_after):
+                    held.append((live, self._digest(live.view)))
+                else:
+                    live.lock.release()  # taken up again meanwhile
+            if held:
+                self._store.rederive({}, digests=[d for _, d in held])  # one transaction
+            with self._lock:
+                for live, digest in held:
+                    if self._tables.get(live.row.id) is live:
+                        self._tables[live.row.id] = _Dormant(live.row, live.game, digest.summary)
+                        live.retired = True
+        finally:
+            for live, _ in held:
+                live.lock.release()
 
     def _wake(self, dormant: _Dormant) -> _Live:
         """Replay a dormant table on its first use, once: a second caller waits for the
@@ -332,7 +406,10 @@ class TableService:
             with self._lock:
                 if self._tables.get(table_id) is dormant:
                     self._tables[table_id] = live
-            return live
+                self._uses += 1
+                live.used = self._uses
+        self._lull()
+        return live
 
     def __contains__(self, table_id: object) -> bool:
         with self._lock:
@@ -490,8 +567,7 @@ class TableService:
             raise ValueError(f"source must be one of {', '.join(SOURCES)}, got {source!r}")
         if snapshot is not None:
             _check_snapshot(snapshot, self._max_snapshot)
-        live = self._get(table_id)
-        with live.lock:
+        with self._locked(table_id) as live:
             self._check_open(live)
             game = live.game
             before = live.state
@@ -542,13 +618,15 @@ class TableService:
             live.state, live.standing, live.seq, live.ended = after, standing, seq, ended
             live.last = at
             live.pad, live.view = pad, view
-            return self._publish(live, event, highlights)
+            applied = self._publish(live, event, highlights)
+        if _finished(view):
+            self._lull()
+        return applied
 
     def set_pad(self, table_id: str, key: str, value: Any) -> None:
         """Show ``value`` as ``view["pad"][key]`` (``None`` removes it) and broadcast the
         table: how the pad service tells a table about its camera and its last throw."""
-        live = self._get(table_id)
-        with live.lock:
+        with self._locked(table_id) as live:
             if live.pad.get(key) == value:
                 return
             if value is None:
@@ -592,8 +670,7 @@ class TableService:
         full table now (history included), then every change (history cut to the last
         round). With ``sink`` (the server's connection) the live part is written by the
         feed's writer thread. Raises ``FeedFullError`` past the bound."""
-        live = self._get(table_id)
-        with live.lock:  # no event can slip between the snapshot and the subscription
+        with self._locked(table_id) as live:  # no event slips between snapshot and subscription
             sub = self._feed.subscribe(table_id)
             seq, view, cached = live.seq, live.view, live.snapshot
         # Encoded outside the writers' lock. Two watchers racing may store an older pair;

@@ -65,7 +65,9 @@ class House:
         self.data = data
         self.store: Store | None = None
 
-    def start(self, engine: str | None = None) -> tuple[TableService, list[str]]:
+    def start(
+        self, engine: str | None = None, *, keep_awake: int = 32
+    ) -> tuple[TableService, list[str]]:
         self.stop()
         self.store = Store(self.data / "dicepad.sqlite3")
         self.tables = TableService(
@@ -73,6 +75,7 @@ class House:
             Feed(max_clients=4, queue_size=1000),
             clock=ticking_clock(CLOCK_START),
             engine=engine,
+            keep_awake=keep_awake,
         )
         problems = self.tables.load()
         self.records = Records(self.store, ticking_clock(CLOCK_START))
@@ -277,6 +280,103 @@ def test_watching_or_marking_a_dormant_table_wakes_it(house: House) -> None:
     tables.set_pad(t["bar"], "camera", {"ok": True})
     assert tables.view(t["bar"])["pad"] == {"camera": {"ok": True}}
     assert tables.replays == 4
+
+
+def test_tables_looked_at_go_back_to_sleep_past_keep_awake_and_wake_again_unchanged(
+    house: House,
+) -> None:
+    house.start()
+    t = _an_evening(house)
+    views = {name: house.tables.view(t[name]) for name in FINISHED}
+    summaries, wall = house.tables.summaries(), house.wall()
+    tables, _ = house.start(keep_awake=2)
+    assert tables.replays == 2  # the two tables in play
+
+    for name in FINISHED:  # a look at each finished table wakes it
+        assert tables.view(t[name]) == views[name]
+    assert tables.replays == 2 + len(FINISHED)
+    assert tables.awake == 2 + 2
+    # Only the two looked at last stay replayed: looking at them again replays nothing.
+    assert tables.view(t["bar"]) is tables.view(t["bar"])
+    assert tables.view(t["gords"]) == views["gords"]
+    assert tables.replays == 2 + len(FINISHED)
+    # The first two went back to sleep: listed and on the wall as before, replayed on use.
+    assert tables.summaries() == summaries
+    assert house.wall() == wall
+    assert tables.view(t["bolo"]) == views["bolo"]
+    assert tables.replays == 2 + len(FINISHED) + 1
+    # The tables in play are never put to sleep, however many finished ones are looked at.
+    before = tables.replays
+    house.play(t["open_bolo"], Roll((2, 3, 4, 6, 6)))
+    assert tables.replays == before
+    # The digests saved on the way are current: the next start replays only the two in play.
+    tables, _ = house.start()
+    assert tables.replays == 2
+    assert tables.summaries() == house.tables.summaries()
+
+
+def test_a_change_to_a_table_put_back_to_sleep_lands_on_its_replay(house: House) -> None:
+    house.start()
+    t = _an_evening(house)
+    tables, _ = house.start(keep_awake=1)
+    gords = tables.view(t["gords"])
+    seq = gords["seq"]
+    tables.view(t["bar"])  # gords goes back to sleep
+    applied = tables.apply(t["gords"], Undo(), source="phone")  # the end taken back
+    assert applied.table["seq"] == seq + 1
+    assert not applied.table["over"]
+    assert not tables.summary(t["gords"])["over"]  # reopened: in play again
+    assert t["gords"] in [s["table"] for s in tables.in_play()]
+    tables.view(t["ybi"])  # the reopened table is in play: it stays awake
+    before = tables.replays
+    assert tables.view(t["gords"])["seq"] == seq + 1
+    assert tables.replays == before
+
+
+def test_a_change_racing_the_table_going_back_to_sleep_lands_on_the_table_in_use(
+    house: House, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    house.start()
+    t = _an_evening(house)
+    tables, _ = house.start(keep_awake=1)
+    seq = tables.view(t["gords"])["seq"]
+    fetch = tables._get
+    raced: list[str] = []
+
+    def fetch_then_race(table_id: str) -> Any:
+        held = fetch(table_id)
+        if table_id == t["gords"] and not raced:  # between the fetch and the table's lock,
+            raced.append(table_id)
+            tables.view(t["bar"])  # another phone's look puts gords back to sleep
+        return held
+
+    monkeypatch.setattr(tables, "_get", fetch_then_race)
+    tables.apply(t["gords"], Undo(), source="phone")  # the end taken back
+    assert raced
+    assert t["gords"] in [s["table"] for s in tables.in_play()]  # reopened: in play again
+    assert tables.view(t["gords"])["seq"] == seq + 1
+    assert not tables.summary(t["gords"])["over"]
+
+
+def test_a_rules_upgrade_replays_every_table_and_keeps_only_keep_awake_of_the_finished(
+    house: House,
+) -> None:
+    house.start(engine="v1")
+    _an_evening(house)
+    tables, _ = house.start(engine="v2", keep_awake=1)
+    assert tables.replays == 6
+    assert tables.awake == 2 + 1  # the two in play, and one finished table of the four
+    tables, _ = house.start(engine="v2")
+    assert tables.replays == 2  # and their digests, saved by the new rules code, are current
+
+
+def test_keep_awake_must_keep_the_table_in_use() -> None:
+    with pytest.raises(ValueError, match="keep_awake"):
+        TableService(Store(":memory:"), Feed(max_clients=1, queue_size=1), clock=_now, keep_awake=0)
+
+
+def _now() -> datetime:
+    return CLOCK_START
 
 
 def test_the_action_that_finishes_a_game_digests_it_with_the_event(house: House) -> None:
