@@ -193,9 +193,13 @@ def test_calibrate_finds_the_pad_by_its_markers(
         result = calibrate(src, tmp_path / "data", frames=1)
     assert result.method == "markers"
     assert max(corner_errors(result.pad, shot.truth.pad)) < TOLERANCE_PX
+    assert json.loads(result.pad_file.read_text())["found_by"] == "markers"
+    assert result.pad_area < 0.15  # smaller than the colour finder takes: taken, with a word
     code = main(["calibrate", "--camera", f"files:{folder}?fps=0", "--data", str(tmp_path)])
     assert code == 0
-    assert "found by its four corner markers" in capsys.readouterr().out
+    out = capsys.readouterr().out
+    assert "found by its four corner markers" in out
+    assert "warning: the pad fills only" in out
 
 
 def test_calibrate_falls_back_on_the_colour_without_markers(
@@ -212,6 +216,10 @@ def test_calibrate_falls_back_on_the_colour_without_markers(
     )
     assert code == 0
     assert json.loads(capsys.readouterr().out)["method"] == "colour"
+    assert json.loads(result.pad_file.read_text())["found_by"] == "colour"
+    code = main(["calibrate", "--camera", f"files:{folder}?fps=0", "--data", str(tmp_path)])
+    assert code == 0
+    assert "warning" not in capsys.readouterr().out  # this pad fills enough of the view
 
 
 def test_calibrate_refuses_a_partial_set_of_markers(tmp_path: Path) -> None:

@@ -187,10 +187,15 @@ def scale_pad(pad: Pad, from_size: tuple[int, int], to_size: tuple[int, int]) ->
     return Pad(tuple((x * sx, y * sy) for x, y in pad.polygon))
 
 
-def save_pad(pad: Pad, path: Path, *, frame_size: tuple[int, int]) -> None:
-    """Write ``pad`` as JSON with the frame size it was found in (atomically: a crash leaves
-    the old file)."""
+def save_pad(
+    pad: Pad, path: Path, *, frame_size: tuple[int, int], found_by: str | None = None
+) -> None:
+    """Write ``pad`` as JSON with the frame size it was found in and, when given, how it was
+    found (``found_by``: for whoever opens the file later; reading ignores it), atomically:
+    a crash leaves the old file."""
     data = {**pad.to_json(), "frame_size": [int(frame_size[0]), int(frame_size[1])]}
+    if found_by is not None:
+        data["found_by"] = found_by
     tmp = path.with_name(path.name + ".tmp")
     tmp.write_text(json.dumps(data, indent=2) + "\n", encoding="utf-8")
     tmp.replace(path)

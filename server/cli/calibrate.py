@@ -40,6 +40,12 @@ METHODS: dict[Method, str] = {
 """How the pad was found (``Calibration.method``) and how that reads in the printout."""
 
 
+SMALL_PAD = 0.15
+"""Below this share of the view the colour finder refuses a pad (``find_pad``'s
+``min_area_frac``); a pad found by its markers is taken (the owner put them there), with a
+warning: its dice are small in the frame."""
+
+
 class CalibrationError(RuntimeError):
     """Calibration could not finish; the message says what to do about it."""
 
@@ -142,7 +148,7 @@ def calibrate(source: FrameSource, data_dir: Path, *, frames: int = 7) -> Calibr
     cv2.polylines(outlined, [poly], True, (0, 255, 255), max(2, w // 320), cv2.LINE_AA)
     cv2.imwrite(str(snapshot), outlined)
     pad_file = data_dir / PAD_FILE
-    save_pad(pad, pad_file, frame_size=(w, h))
+    save_pad(pad, pad_file, frame_size=(w, h), found_by=method)
     area = float(cv2.contourArea(poly.astype(np.float32))) / (w * h)
     settings: CameraSettings | None = getattr(source, "settings", None)
     return Calibration(pad, method, (w, h), area, settings, pad_file, snapshot, source.describe())
@@ -180,6 +186,12 @@ def run(args: argparse.Namespace) -> int:
     print(
         f"           {result.pad_area:.0%} of the {w}×{h} view, found by {METHODS[result.method]}"
     )
+    if result.pad_area < SMALL_PAD:
+        print(
+            f"warning: the pad fills only {result.pad_area:.0%} of the view: the dice will be "
+            f"small in the frame and harder to read; mount the camera closer or lower, so the "
+            f"pad fills most of the view"
+        )
     if result.settings is not None:
         s = result.settings
         gains = "" if s.gain is None else f", gain {s.gain:g}"
