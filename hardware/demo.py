@@ -24,7 +24,9 @@ class DemoSource(FrameSource):
     """Synthetic throws of ``n_dice`` dice at ``fps`` (None: as fast as asked).
 
     ``cocked`` and ``sloppy`` are the chances that a throw leaves one die leaning or off the
-    pad. :attr:`truth` is the ground truth of the last frame read (for tests and benchmarks).
+    pad. ``markers_mm`` > 0 prints the corner markers of ``dicepad markers`` round the pad
+    (``vision.synth.with_markers``), to rehearse a marked pad's calibration. :attr:`truth` is
+    the ground truth of the last frame read (for tests and benchmarks).
     """
 
     kind = "demo"
@@ -39,6 +41,7 @@ class DemoSource(FrameSource):
         n_dice: int = 5,
         cocked: float = 0.12,
         sloppy: float = 0.08,
+        markers_mm: float = 0.0,
         clock: Clock = REAL_CLOCK,
     ) -> None:
         if not 1 <= n_dice <= 10:
@@ -50,6 +53,7 @@ class DemoSource(FrameSource):
         self.n_dice = n_dice
         self.cocked = cocked
         self.sloppy = sloppy
+        self.markers_mm = markers_mm
         self._fps = fps
         self._clock = clock
         self._pacer = Pacer(fps, clock)
@@ -70,6 +74,9 @@ class DemoSource(FrameSource):
     def _plan(
         self, base: synth.Scene | None, before: tuple[synth.DieSpec, ...], n: int | None = None
     ) -> synth.ThrowSequence:
+        if base is None and self.markers_mm > 0:
+            table = synth.random_scene(self._rng, n_dice=0, size=self.size)
+            base = synth.with_markers(table, self.markers_mm, self.size)
         throw = synth.throw_sequence(
             self._rng,
             base=base,

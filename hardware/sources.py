@@ -2,7 +2,8 @@
 
 Specs::
 
-    demo[?seed=7&fps=30]                 endless synthetic throws (the default)
+    demo[?seed=7&fps=30&markers=30]      endless synthetic throws (the default); markers=MM
+                                         prints corner markers round the pad
     picamera2[:N][?fps=30&mains=50]      the Raspberry Pi camera N (default 0)
     opencv:N | opencv:/dev/videoN | /dev/videoN   a V4L2 webcam
     files:DIR | files:VIDEO | DIR | VIDEO [?fps=30&loop=no]   replay images or a video
@@ -32,10 +33,14 @@ from hardware.frames import CameraUnavailableError, FrameSource
 ENV_VAR = "DICEPAD_CAMERA"
 DEFAULT_SPEC = "demo"
 
+DEMO_MARKERS_MAX_MM = 35.0
+"""The largest corner markers the demo prints: its random cameras see 210-370 mm of table,
+and the pad (shrunk to fit, ``vision.synth.with_markers``) must keep a useful size."""
+
 KINDS = ("demo", "picamera2", "opencv", "files", "faulty", "none")
 
 _OPTIONS: Mapping[str, frozenset[str]] = {
-    "demo": frozenset({"seed", "fps", "width", "height"}),
+    "demo": frozenset({"seed", "fps", "width", "height", "markers"}),
     "picamera2": frozenset({"fps", "width", "height", "mains", "warmup", "lock"}),
     "opencv": frozenset({"fps", "width", "height", "warmup", "lock"}),
     "files": frozenset({"fps", "loop"}),
@@ -187,6 +192,12 @@ def validate_spec(spec: SourceSpec) -> None:
         _bool(spec, key, True)
     if "mains" in spec.options and _int(spec, "mains", 50) not in (50, 60):
         raise SpecError(f"{spec.text!r}: mains must be 50 or 60 (Hz)")
+    markers = _float(spec, "markers", None)
+    if markers is not None and markers != 0 and not 10 <= markers <= DEMO_MARKERS_MAX_MM:
+        raise SpecError(
+            f"{spec.text!r}: markers is the printed markers' side, 10-{DEMO_MARKERS_MAX_MM:g} mm"
+            " (0: none); the demo pad must fit inside them in view"
+        )
     if spec.inner is not None:
         validate_spec(spec.inner)
 
@@ -260,6 +271,7 @@ class SourceOpener:
                 seed=_int(spec, "seed", 0),
                 fps=_float(spec, "fps", 30.0) or None,
                 size=(_int(spec, "width", 640), _int(spec, "height", 480)),
+                markers_mm=_float(spec, "markers", 0.0) or 0.0,
                 clock=self.clock,
             )
         if spec.kind == "opencv":

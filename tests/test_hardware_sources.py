@@ -377,7 +377,14 @@ def test_bad_specs_say_what_is_wrong(text: str, match: str) -> None:
 
 @pytest.mark.parametrize(
     ("text", "match"),
-    [("demo?fps=fast", "number"), ("demo?seed=1.5", "whole"), ("picamera2?mains=55", "50 or 60")],
+    [
+        ("demo?fps=fast", "number"),
+        ("demo?seed=1.5", "whole"),
+        ("picamera2?mains=55", "50 or 60"),
+        ("demo?markers=5", "10-35 mm"),
+        ("demo?markers=45", "10-35 mm"),
+        ("opencv:0?markers=30", "unknown option"),
+    ],
 )
 def test_bad_option_values_fail_at_start_up(text: str, match: str) -> None:
     with pytest.raises(SpecError, match=match):

@@ -15,6 +15,7 @@ import numpy.typing as npt
 import pytest
 
 from hardware.clock import ManualClock
+from hardware.demo import DemoSource
 from hardware.files import FilesSource
 from server.cli import main
 from server.cli.calibrate import CalibrationError, calibrate
@@ -220,6 +221,40 @@ def test_calibrate_falls_back_on_the_colour_without_markers(
     code = main(["calibrate", "--camera", f"files:{folder}?fps=0", "--data", str(tmp_path)])
     assert code == 0
     assert "warning" not in capsys.readouterr().out  # this pad fills enough of the view
+
+
+def test_the_demo_camera_prints_markers_and_calibrate_finds_its_pad_by_them(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    spec = "demo?seed=5&fps=0&markers=25"
+    assert main(["calibrate", "--camera", spec, "--data", str(tmp_path), "--json"]) == 0
+    found = json.loads(capsys.readouterr().out)
+    assert found["method"] == "markers"
+    with DemoSource(seed=5, fps=None, markers_mm=25.0, clock=ManualClock()) as src:
+        src.read(1.0)
+        assert src.truth is not None
+        truth = src.truth.scene.pad
+    assert max(corner_errors(Pad.from_json(found["pad"]), truth)) < TOLERANCE_PX
+    # without markers the same demo table is found by its colour
+    assert main(["calibrate", "--camera", "demo?seed=5&fps=0", "--data", str(tmp_path)]) == 0
+    assert "found by its colour" in capsys.readouterr().out
+
+
+@pytest.mark.parametrize("seed", range(4))
+def test_with_markers_keeps_the_cards_in_view_and_the_pad_within_them(seed: int) -> None:
+    rng = np.random.default_rng(seed)
+    table = synth.random_scene(rng, n_dice=0)
+    scene = synth.with_markers(table, 30.0)
+    assert scene.pad.markers_mm == 30.0
+    assert scene.pad.size_mm[0] <= table.pad.size_mm[0]
+    assert scene.pad.size_mm[1] <= table.pad.size_mm[1]
+    shot = synth.render(scene)
+    assert sorted(detect_markers(shot.image)) == [0, 1, 2, 3]
+    found = find_pad_markers(shot.image)
+    assert found is not None
+    assert max(corner_errors(found, shot.truth.pad)) < TOLERANCE_PX
+    with pytest.raises(ValueError, match="too little of the view"):
+        synth.with_markers(table, 80.0)
 
 
 def test_calibrate_refuses_a_partial_set_of_markers(tmp_path: Path) -> None:

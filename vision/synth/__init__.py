@@ -58,7 +58,7 @@ from vision.synth.model import (
     SceneImage,
     SceneTruth,
 )
-from vision.synth.scenes import random_degrade, random_scene
+from vision.synth.scenes import random_degrade, random_scene, with_markers
 from vision.synth.throws import Frame, FrameTruth, ThrowSequence, Tumble, throw_sequence
 
 __all__ = [
@@ -84,4 +84,5 @@ __all__ = [
     "random_scene",
     "render",
     "throw_sequence",
+    "with_markers",
 ]

@@ -12,6 +12,7 @@ from dataclasses import replace
 
 import numpy as np
 
+from vision.markers import CARD_CELLS, MARKER_CELLS
 from vision.synth.geometry import _Projector
 from vision.synth.model import (
     BGR,
@@ -78,6 +79,25 @@ def _random_look(
         shadow=float(rng.uniform(0.25, 0.55)),
     )
     return pad, camera, lighting
+
+
+def with_markers(scene: Scene, markers_mm: float, size: tuple[int, int] = (640, 480)) -> Scene:
+    """``scene`` with the four corner-marker cards (``markers_mm`` markers, as ``dicepad
+    markers`` prints them) stuck on the table outside its pad's corners, the pad shrunk about
+    its centre where a card would leave the view (a card's side and a quarter more, each way):
+    a marked pad a camera sees whole, as the owner is told to mount it. The scene's dice stay
+    where they are."""
+    if markers_mm <= 0:
+        raise ValueError("markers_mm must be positive")
+    view_w, view_h = _Projector(scene.camera, size).view_mm()
+    card = markers_mm * CARD_CELLS / MARKER_CELLS
+    pad = scene.pad
+    room_w = view_w - 2 * abs(pad.centre_mm[0]) - 2.5 * card
+    room_h = view_h - 2 * abs(pad.centre_mm[1]) - 2.5 * card
+    if min(room_w / view_w, room_h / view_h) < 0.3:
+        raise ValueError(f"{markers_mm:g} mm markers leave too little of the view for the pad")
+    shrunk = (min(pad.size_mm[0], room_w), min(pad.size_mm[1], room_h))
+    return replace(scene, pad=replace(pad, size_mm=shrunk, markers_mm=markers_mm))
 
 
 def _inside_pad(pad: PadStyle, xy: tuple[float, float], margin: float) -> bool:
