@@ -59,6 +59,13 @@ thresholds (``bench/bench_synth.py --only flags,sheet``; clean / degraded / tray
   (seeds 1 and 5), open-pad tilted dice flagged 66 -> 83 % but tray stacks 91 -> 85 %, open-pad
   flat dice 0.16 -> 0.49 % and photos 8.0 / 16.8 -> 11.3 / 28.0 % flagged: not shipped, as with
   the earlier layout.
+- Retrained on the renders as the reader of 2026-11 (24000-step value network) reads them, the
+  shipped recipe: held out no better than the shipped model on the same renders (tilted at 0.8
+  96.9 against 97.7 %, lone stacks at 0.98 71.5 against 73.6 %): the model does not depend on
+  the reader's exact detections. With 60 epochs: held out a little better (97.9 % / 75.3 %),
+  end to end STACKED 89 / 87 / 91 -> 95 / 89 / 90 %, tilted 99.5 / 99.0 / 98.5 -> 98.7 / 99.3 /
+  98.7 %, but matteop65_d6's oblique frames 16.5 -> 32.3 % flagged (nellbyler_d6 7.7 -> 8.3
+  %): not shipped.
 
 Not shipped, for the record: signed colour differences from the pad as two more image channels
 (the same trade within a point or two); 30 epochs without averaging or contrast; soft targets

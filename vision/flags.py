@@ -65,7 +65,7 @@ would, and an oblique webcam's lone dice look like dice on dice. At these points
 phone photos have 7.7 % of dice flagged (some of them really leaning on the tray wall) and
 matteop65_d6's webcam frames 16.5 % (the model before: 8.1 and 21.6 %). An install whose
 camera looks in at a slant raises the thresholds (``vision.params.CAMERA_VIEWS``: COCKED 0.99,
-STACKED 0.99 / 0.9999 keep the photo sets at 2.9 / 2.1 %, at 93-94 % of tilted and 76-80 %
+STACKED 0.99 / 0.9999 keep the photo sets at 2.9 / 2.1 %, at 93-96 % of tilted and 78-82 %
 of stacked renders). At a slant nearer dice look larger, too, so the size cue compares a die
 with the flat dice beside it only where the pad shows the camera square on
 (``vision.pipsize.square_on``); elsewhere only with the pad's learnt flat size, which carries
