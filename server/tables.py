@@ -34,6 +34,7 @@ from __future__ import annotations
 import dataclasses
 import logging
 import secrets
+import sqlite3
 import threading
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from contextlib import contextmanager
@@ -367,7 +368,13 @@ class TableService:
                 else:
                     live.lock.release()  # taken up again meanwhile
             if held:
-                self._store.rederive({}, digests=[d for _, d in held])  # one transaction
+                try:
+                    self._store.rederive({}, digests=[d for _, d in held])  # one transaction
+                except sqlite3.Error:
+                    # memory is only a cost: the action or look that called this has
+                    # already succeeded, and the tables stay awake until the next try
+                    log.exception("could not save digests to put tables back to sleep")
+                    return
             with self._lock:
                 for live, digest in held:
                     if self._tables.get(live.row.id) is live:

@@ -7,6 +7,7 @@ is seen from the engines themselves: a counting wrapper around each game's ``new
 
 from __future__ import annotations
 
+import sqlite3
 import threading
 import time
 from collections import Counter
@@ -356,6 +357,28 @@ def test_a_change_racing_the_table_going_back_to_sleep_lands_on_the_table_in_use
     assert t["gords"] in [s["table"] for s in tables.in_play()]  # reopened: in play again
     assert tables.view(t["gords"])["seq"] == seq + 1
     assert not tables.summary(t["gords"])["over"]
+
+
+def test_a_disk_that_refuses_the_digests_keeps_the_tables_awake_and_fails_nothing(
+    house: House, monkeypatch: pytest.MonkeyPatch, caplog: pytest.LogCaptureFixture
+) -> None:
+    house.start()
+    t = _an_evening(house)
+    views = {name: house.tables.view(t[name]) for name in FINISHED}
+    tables, _ = house.start(keep_awake=1)
+    assert house.store is not None
+
+    def full_disk(*args: Any, **kwargs: Any) -> None:
+        raise sqlite3.OperationalError("database or disk is full")
+
+    monkeypatch.setattr(house.store, "rederive", full_disk)
+    for name in FINISHED:  # every look still answers, though none can go back to sleep
+        assert tables.view(t[name]) == views[name]
+    assert tables.awake == 2 + len(FINISHED)
+    assert "could not save digests" in caplog.text
+    monkeypatch.undo()
+    house.play(t["open_ybi"], End())  # the disk is back: the next game over tidies up
+    assert tables.awake == 1 + 1  # the table still in play, and the one just finished
 
 
 def test_a_rules_upgrade_replays_every_table_and_keeps_only_keep_awake_of_the_finished(
