@@ -13,6 +13,7 @@ import json
 import os
 import re
 import threading
+import time
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -380,9 +381,13 @@ def test_a_phone_follows_the_camera_and_puts_its_table_on_the_pad(
 
         rig.throw(reading(1, 5, None, 3, 3))  # the camera cannot read one die
         page.wait_for_selector(".pad-notice.notice-confirm img", timeout=LIVE_MS)
-        page.wait_for_function(
-            "document.querySelector('.pad-notice img').naturalWidth > 0", timeout=LIVE_MS
-        )
+        # polled from here: wait_for_function compiles its string in the page, which the
+        # page's Content-Security-Policy (no 'unsafe-eval') refuses once it has to poll
+        deadline = time.monotonic() + LIVE_MS / 1000
+        loaded = "() => document.querySelector('.pad-notice img').naturalWidth > 0"
+        while not page.evaluate(loaded):
+            assert time.monotonic() < deadline, "the roll's photo never loaded"
+            time.sleep(0.05)
         assert page.get_attribute(".board-part", "data-seq") == "0"  # all without a log entry
         page.screenshot(path=str(tmp_path / "pad-notice.png"), full_page=True)
         context.close()
