@@ -39,6 +39,12 @@ QUIET_CELLS = 1
 
 CARD_CELLS = MARKER_CELLS + 2 * QUIET_CELLS
 
+
+def card_side_mm(marker_mm: float) -> float:
+    """The side of a marker's card (the marker and its quiet zone), in mm."""
+    return marker_mm * CARD_CELLS / MARKER_CELLS
+
+
 UNIT_SQUARE = np.array([(0.0, 0.0), (1.0, 0.0), (1.0, 1.0), (0.0, 1.0)])
 """A marker's (or card's) corners in its own units, in ArUco's order: the printed top-left
 first, then clockwise."""

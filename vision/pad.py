@@ -21,6 +21,10 @@ import numpy.typing as npt
 
 from vision.reading import Pad
 
+MIN_AREA_FRAC = 0.15
+"""The smallest pad :func:`find_pad` accepts, as a share of the frame: a smaller region round
+the centre is more likely a die or a stain than the pad (and its dice would be small)."""
+
 WORK_WIDTH = 320
 """Pixels across the reduced frame the pad is searched in."""
 
@@ -39,7 +43,7 @@ class PadNotFoundError(ValueError):
 def find_pad(
     frame: npt.NDArray[np.uint8],
     *,
-    min_area_frac: float = 0.15,
+    min_area_frac: float = MIN_AREA_FRAC,
     lightness_weight: float = 0.35,
 ) -> Pad:
     """Find the pad in a BGR frame of the (ideally empty) pad.

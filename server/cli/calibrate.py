@@ -40,12 +40,6 @@ METHODS: dict[Method, str] = {
 """How the pad was found (``Calibration.method``) and how that reads in the printout."""
 
 
-SMALL_PAD = 0.15
-"""Below this share of the view the colour finder refuses a pad (``find_pad``'s
-``min_area_frac``); a pad found by its markers is taken (the owner put them there), with a
-warning: its dice are small in the frame."""
-
-
 class CalibrationError(RuntimeError):
     """Calibration could not finish; the message says what to do about it."""
 
@@ -186,7 +180,11 @@ def run(args: argparse.Namespace) -> int:
     print(
         f"           {result.pad_area:.0%} of the {w}×{h} view, found by {METHODS[result.method]}"
     )
-    if result.pad_area < SMALL_PAD:
+    from vision.pad import MIN_AREA_FRAC
+
+    # the colour finder refuses a pad this small; one found by its markers is taken (the
+    # owner put them there), with a word: its dice are small in the frame
+    if result.pad_area < MIN_AREA_FRAC:
         print(
             f"warning: the pad fills only {result.pad_area:.0%} of the view: the dice will be "
             f"small in the frame and harder to read; mount the camera closer or lower, so the "

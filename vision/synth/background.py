@@ -14,7 +14,7 @@ import cv2
 import numpy as np
 import numpy.typing as npt
 
-from vision.markers import CARD_CELLS, MARKER_CELLS, UNIT_SQUARE, card_cells
+from vision.markers import UNIT_SQUARE, card_cells, card_side_mm
 from vision.synth.geometry import _pad_corners_mm, _pad_polygon_px, _Projector
 from vision.synth.model import BGR, Camera, Image, Lighting, PadStyle
 
@@ -88,7 +88,7 @@ def _stick_markers(img: npt.NDArray[np.float32], pad: PadStyle, proj: _Projector
     centre = corners.mean(axis=0)
     ex = (corners[1] - corners[0]) / np.linalg.norm(corners[1] - corners[0])
     ey = (corners[3] - corners[0]) / np.linalg.norm(corners[3] - corners[0])
-    side = pad.markers_mm * CARD_CELLS / MARKER_CELLS
+    side = card_side_mm(pad.markers_mm)
     for marker_id, corner in enumerate(corners):
         # the card runs outwards from the pad's corner: its printed top-left is a card's side
         # back along each of the pad's axes that points inwards there

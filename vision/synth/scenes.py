@@ -12,7 +12,7 @@ from dataclasses import replace
 
 import numpy as np
 
-from vision.markers import CARD_CELLS, MARKER_CELLS
+from vision.markers import card_side_mm
 from vision.synth.geometry import _Projector
 from vision.synth.model import (
     BGR,
@@ -90,7 +90,7 @@ def with_markers(scene: Scene, markers_mm: float, size: tuple[int, int] = (640, 
     if markers_mm <= 0:
         raise ValueError("markers_mm must be positive")
     view_w, view_h = _Projector(scene.camera, size).view_mm()
-    card = markers_mm * CARD_CELLS / MARKER_CELLS
+    card = card_side_mm(markers_mm)
     pad = scene.pad
     room_w = view_w - 2 * abs(pad.centre_mm[0]) - 2.5 * card
     room_h = view_h - 2 * abs(pad.centre_mm[1]) - 2.5 * card
