@@ -310,3 +310,114 @@ def test_a_shifted_look_moves_along_the_faces_own_axes() -> None:
             px, py = m @ np.array([moved[0], moved[1], 1.0])
             want = (out / 2.0 + direction[0] * 0.3 * out, out / 2.0 + direction[1] * 0.3 * out)
             assert math.dist((px, py), want) < 1e-6
+
+
+def test_a_die_sized_as_one_of_its_pips_is_read_again_at_the_others_size() -> None:
+    """A render where the locator peaks on a pip of the blue 2 and sizes it as two thirds of a
+    die: the small cut reads a 1. The other five dice say how big a die is, and the looks at
+    that size around the peak find the 2; without them (``undersized`` 0) the roll is wrong."""
+    from vision import synth
+    from vision.detect import read_roll
+    from vision.synth import Camera, DieSpec, Lighting, PadStyle, Scene
+
+    dice = tuple(
+        DieSpec(v, xy, yaw_deg=yaw, size_mm=18.0, style=synth.STYLES[style])
+        for v, xy, yaw, style in (
+            (2, (-55.1, 26.6), 37.9, "blue"),
+            (6, (-34.6, -68.8), 6.4, "purple"),
+            (2, (-19.8, -23.5), 28.0, "green"),
+            (3, (-81.1, -60.3), 7.8, "white"),
+            (5, (49.0, -51.6), 84.6, "green"),
+            (2, (24.2, 9.4), 33.0, "red"),
+        )
+    )
+    pad = PadStyle(
+        size_mm=(214.0, 174.0),
+        centre_mm=(6.6, -1.7),
+        angle_deg=-1.8,
+        colour=(120, 60, 20),
+        texture=1.1,
+        rail_mm=7.3,
+        rail_colour=(40, 40, 40),
+        table_colour=(90, 110, 130),
+        seed=239812953,
+    )
+    light = Lighting(
+        azimuth_deg=283.0, elevation_deg=80.0, ambient=0.4, gain=1.08, cast=(1.05, 0.92, 0.93)
+    )
+    shot = synth.render(Scene(dice, pad, Camera(height_mm=309.0), light))
+    truth = sorted(d.value for d in shot.truth.dice)
+    assert sorted(d.value or 0 for d in read_roll(shot.image).dice) == truth
+    without = read_roll(shot.image, params=DetectorParams(undersized=0.0))
+    assert sorted(d.value or 0 for d in without.dice) != truth
+
+
+def test_the_size_relook_leaves_sure_dice_and_other_dice_s_pips_alone(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """A smaller die among bigger ones, read surely at its own size, is not looked at again
+    (nellbyler_d6 mixes dice sets). A peak on a pip of a 2 located as well, sized as that
+    pip, is looked at: the look at the others' size lands on that die, so the peak is not
+    read as it (with that die not located, the same look is taken)."""
+    from vision import synth
+    from vision.locate import Candidate
+    from vision.relook import undersized
+    from vision.synth import Camera, DieSpec, Lighting, PadStyle, Scene
+
+    nets = load_nets()
+    p = DetectorParams()
+    green = synth.STYLES["green"]
+    scene = Scene(
+        (
+            DieSpec(2, (0.0, 0.0), yaw_deg=10.0, size_mm=20.0, style=green),
+            DieSpec(3, (30.0, 0.0), size_mm=20.0, style=green),
+            DieSpec(6, (0.0, 30.0), size_mm=20.0, style=green),
+            DieSpec(4, (30.0, 30.0), size_mm=13.0, style=green),
+        ),
+        PadStyle(colour=(40, 110, 30), texture=0.0),
+        Camera(height_mm=200.0),
+        Lighting(azimuth_deg=0, elevation_deg=90, shadow=0.0, ambient=0.6),
+    )
+    shot = synth.render(scene)
+    found = [Candidate(d.center_xy, 1.05 * d.size_px, 1.0) for d in shot.truth.dice]
+    two = shot.truth.dice[0]
+    side = two.size_px
+    assert shot.truth.dice[3].size_px < p.undersized * side
+
+    def read(found: list[Candidate]) -> tuple[list[ValueGuess], list[ValueGuess]]:
+        cuts = [
+            cut_die(
+                shot.image, c.center_xy, c.size_px, p.crop_px, turned=True, margin=p.turned_margin
+            )
+            for c in found
+        ]
+        first = classify(nets.value, [c.view for c in cuts], views=p.value_views, sure=p.value_sure)
+        return first, undersized(shot.image, found, cuts, first, nets, p)
+
+    cuts = [
+        cut_die(shot.image, c.center_xy, c.size_px, p.crop_px, turned=True, margin=p.turned_margin)
+        for c in found
+    ]
+    first = classify(nets.value, [c.view for c in cuts], views=p.value_views, sure=p.value_sure)
+    assert [g.value for g in first] == [2, 3, 6, 4]
+    assert first[3].probability >= p.value_sure
+
+    def no_look(*args: object, **kwargs: object) -> list[ValueGuess]:
+        raise AssertionError("a die read surely was looked at again")
+
+    with monkeypatch.context() as m:  # held out, such looks misread a crowded photo's die
+        m.setattr("vision.relook.classify", no_look)
+        assert undersized(shot.image, found, cuts, first, nets, p) == first
+    pip = Candidate(
+        (two.center_xy[0] - 0.27 * side, two.center_xy[1] - 0.27 * side), 0.6 * side, 0.5
+    )
+    first, again = read([*found, pip])
+    assert first[4].probability < p.value_sure
+    assert again[4] is first[4]
+    first, again = read([*found[1:], pip])
+    assert again[3].value == 2
+    assert again[3] is not first[3]
+    with pytest.raises(ValueError, match="undersized"):
+        DetectorParams(undersized=1.0)
+    with pytest.raises(ValueError, match="undersized"):
+        DetectorParams(undersized_step=0.7)

@@ -23,7 +23,7 @@ from vision.locate import Candidate, locate
 from vision.nets import U8, Nets, load_nets
 from vision.params import DetectorParams
 from vision.reading import DieFlag, DieReading, Pad, Reading
-from vision.relook import recentred, unsure_ones
+from vision.relook import recentred, undersized, unsure_ones
 
 _DEFAULT = DetectorParams()
 
@@ -137,6 +137,8 @@ def dice_at(
         first = guesses
         if params.ones_unsure > 0:
             guesses = unsure_ones(image, found, cuts, guesses, nets, params)
+        settled = frozenset(i for i, g in enumerate(guesses) if g is not first[i])
+        guesses = undersized(image, found, cuts, guesses, nets, params, skip=settled)
         settled = frozenset(i for i, g in enumerate(guesses) if g is not first[i])
         guesses = recentred(image, found, cuts, guesses, nets, params, skip=settled)
     dice = [

@@ -11,6 +11,9 @@ neighbour's pip or loses one of its own. The value network learnt off-centre cut
 die", so such a cut shows itself; :func:`recentred` looks again a small step away in the eight
 directions of the face and keeps the look that is most surely a centred die.
 
+The locator can also size a die as one of its pips (a 2 read as 1): :func:`undersized` looks
+again at the size of the frame's other dice, around the peak.
+
 Tried and not kept: the same search (towards the edges too) for candidates the first look
 narrowly takes for "not a die" (p 0.25-0.6). On flat renders it found 1-2 missed dice per
 3500 and one held-out matteop65 die, but on the flag scenes it also "found" 13 side faces of
@@ -37,8 +40,8 @@ from dataclasses import replace
 
 import numpy as np
 
-from vision.classify import DieCut, ValueGuess, classify, cut_die
-from vision.face import face_side
+from vision.classify import DieCut, ValueGuess, classify, cut_die, die_patch
+from vision.face import face_angle, face_side
 from vision.locate import Candidate
 from vision.nets import U8, Nets
 from vision.params import DetectorParams
@@ -192,5 +195,80 @@ def recentred(
     looks = classify(nets.value, patches, views=params.value_views, sure=params.value_sure)
     for i, g in zip(whose, looks, strict=True):
         if g.not_die < out[i].not_die and centred(g) > centred(out[i]):
+            out[i] = g
+    return out
+
+
+def undersized(
+    image: U8,
+    found: Sequence[Candidate],
+    cuts: Sequence[DieCut],
+    guesses: Sequence[ValueGuess],
+    nets: Nets,
+    params: DetectorParams,
+    *,
+    skip: frozenset[int] = frozenset(),
+) -> list[ValueGuess]:
+    """``guesses`` with each die the locator sized under ``DetectorParams.undersized`` x the
+    median face side of the frame's other dice (two or more) read again at that side: from the
+    best of the looks on its centre and ``undersized_step`` sides towards its face's edges and
+    corners (:func:`centred`), if that look is all but sure (``recentre_not_die``,
+    ``ones_unsure``) and more so than the first. Dice in ``skip`` keep theirs.
+
+    Why: the locator can peak on one pip of a die and size it as that pip; the cut, that small,
+    shows a clean 1 (a 2's pip) or a corner of a face. A die's flat size is the same across
+    the frame (one set of dice, one camera), so the others say how big it really is. Only the
+    reading moves, not the die (as in :func:`recentred`)."""
+    out = list(guesses)
+    if params.undersized <= 0 or len(found) < 3:
+        return out
+    sides = [face_side(c.size_px, cut.angle_deg) for c, cut in zip(found, cuts, strict=True)]
+    whose: list[int] = []
+    centres: list[Point] = []
+    refs: dict[int, float] = {}
+    patches: list[U8] = []
+    for i, c in enumerate(found):
+        ref = float(np.median(sides[:i] + sides[i + 1 :]))
+        if (
+            i in skip
+            or guesses[i].probability >= params.value_sure
+            or sides[i] >= params.undersized * ref
+        ):
+            continue
+        angle = face_angle(die_patch(image, c.center_xy, ref * math.sqrt(2), params.crop_px))
+        extent = ref * (abs(math.cos(math.radians(angle))) + abs(math.sin(math.radians(angle))))
+        for d in ((0, 0), *AROUND):
+            centre = shifted_centre(c.center_xy, ref, angle, d, params.undersized_step)
+            centres.append(centre)
+            refs[i] = ref
+            patches.append(
+                cut_die(
+                    image,
+                    centre,
+                    extent * params.crop_scale,
+                    params.crop_px,
+                    turned=params.turned_patches,
+                    margin=params.turned_margin,
+                    angle_deg=angle,
+                ).view
+            )
+            whose.append(i)
+    if not patches:
+        return out
+    looks = classify(nets.value, patches, views=params.value_views, sure=params.value_sure)
+    best: dict[int, tuple[ValueGuess, Point]] = {}
+    for i, g, at in zip(whose, looks, centres, strict=True):
+        if i not in best or centred(g) > centred(best[i][0]):
+            best[i] = (g, at)
+    for i, (g, at) in best.items():
+        if any(  # the look found another die: this one is a pip of it
+            j != i and math.dist(at, found[j].center_xy) < 0.5 * refs[i] for j in range(len(found))
+        ):
+            continue
+        if (
+            g.not_die <= params.recentre_not_die
+            and g.probability >= params.ones_unsure
+            and centred(g) > centred(out[i])
+        ):
             out[i] = g
     return out
