@@ -138,6 +138,7 @@ TURNED = [P.turned_patches]  # --turned / --no-turned
 MARGIN = [P.turned_margin]  # --turned-margin
 MINE_RADIUS = [0.25]  # --mine-radius
 OFF_CENTRE = [0.0]  # --off-centre
+MARBLED = [0.0]  # --marbled
 CROP = 128  # locator training crops, locator-input px (multiple of 8)
 PIP_BOX_TO_DIE = 0.75
 
@@ -445,6 +446,27 @@ PIPS = {
 }
 
 
+def marble(
+    px: int, base: tuple[int, int, int], vein: tuple[int, int, int], rng: np.random.Generator
+) -> np.ndarray:
+    """A ``px`` square of marbled resin: bands of ``vein`` bent by smooth noise through ``base``
+    (a turbulence-warped sine, the classic procedural marble)."""
+    noise = cv2.resize(
+        rng.normal(size=(5, 5)).astype(np.float32), (px, px), interpolation=cv2.INTER_CUBIC
+    )
+    yy, xx = np.mgrid[0:px, 0:px].astype(np.float32) / px
+    a = rng.uniform(0, math.pi)
+    bands = np.sin(
+        2 * math.pi * rng.uniform(1.5, 4) * (xx * math.cos(a) + yy * math.sin(a))
+        + rng.uniform(1.5, 4) * noise
+    )
+    weight = np.clip((bands - rng.uniform(0.5, 0.85)) * rng.uniform(4, 10), 0, 1)[..., None]
+    out: np.ndarray = (
+        np.asarray(base, np.float32) * (1 - weight) + np.asarray(vein, np.float32) * weight
+    )
+    return out
+
+
 def drawn_patch(value: int, rng: np.random.Generator) -> np.ndarray:
     """A synthetic die patch: random body, pip and table colours, turn, size and a shaded side
     face, so the value network also learns pip layouts on colour pairs the photos lack."""
@@ -458,9 +480,20 @@ def drawn_patch(value: int, rng: np.random.Generator) -> np.ndarray:
         blue, green, red = (int(v) for v in cv2.cvtColor(hsv, cv2.COLOR_HSV2BGR)[0, 0])
         return (blue, green, red)
 
+    # a marbled resin body: veins through a base colour, pips as little brighter than the base
+    # as the dark dice with dark red pips the photos' misreads are (no draw at 0: older streams)
+    marbled = MARBLED[0] > 0 and rng.random() < MARBLED[0]
     body = colour()
     pip = colour()
-    while abs(sum(pip) - sum(body)) < 150:
+    swirl = colour()
+    vein = (
+        int(0.4 * body[0] + 0.6 * swirl[0]),
+        int(0.4 * body[1] + 0.6 * swirl[1]),
+        int(0.4 * body[2] + 0.6 * swirl[2]),
+    )
+    while abs(sum(pip) - sum(body)) < (120 if marbled else 150) or (
+        marbled and abs(sum(pip) - sum(vein)) < 90
+    ):
         pip = colour()
     img = np.empty((big, big, 3), np.uint8)
     img[...] = colour()
@@ -493,7 +526,14 @@ def drawn_patch(value: int, rng: np.random.Generator) -> np.ndarray:
         for t in range(0, 91, 15):
             ang = math.radians(90 * q + t)
             outline.append(at(ox + r * math.cos(ang), oy + r * math.sin(ang)))
-    cv2.fillPoly(img, [np.array(outline, np.int32)], body, cv2.LINE_AA)
+    if marbled:
+        mask = np.zeros((big, big), np.uint8)
+        cv2.fillPoly(mask, [np.array(outline, np.int32)], 255, cv2.LINE_AA)
+        alpha = (mask.astype(np.float32) / 255)[..., None]
+        under = img.astype(np.float32) * (1 - alpha)
+        img[...] = (under + marble(big, body, vein, rng) * alpha).astype(np.uint8)
+    else:
+        cv2.fillPoly(img, [np.array(outline, np.int32)], body, cv2.LINE_AA)
     spacing, radius = rng.uniform(0.24, 0.3), rng.uniform(0.065, 0.1)
     for px, py in PIPS[value]:
         cv2.circle(
@@ -670,6 +710,12 @@ def main() -> int:
         help="share of die crops cut well off centre (sd 0.15 sides instead of 0.03-0.06)",
     )
     ap.add_argument(
+        "--marbled",
+        type=float,
+        default=MARBLED[0],
+        help="share of drawn dice with marbled bodies and low-contrast pips",
+    )
+    ap.add_argument(
         "--hard", type=float, default=0.5, help="weight of the hardest half of each value batch"
     )
     args = ap.parse_args()
@@ -679,6 +725,7 @@ def main() -> int:
     MARGIN[0] = args.turned_margin
     MINE_RADIUS[0] = args.mine_radius
     OFF_CENTRE[0] = args.off_centre
+    MARBLED[0] = args.marbled
     torch.set_num_threads(args.threads)
     cv2.setNumThreads(1)
     torch.manual_seed(args.seed)
