@@ -209,16 +209,20 @@ def undersized(
     *,
     skip: frozenset[int] = frozenset(),
 ) -> list[ValueGuess]:
-    """``guesses`` with each die the locator sized under ``DetectorParams.undersized`` x the
-    median face side of the frame's other dice (two or more) read again at that side: from the
-    best of the looks on its centre and ``undersized_step`` sides towards its face's edges and
-    corners (:func:`centred`), if that look is all but sure (``recentre_not_die``,
-    ``ones_unsure``) and more so than the first. Dice in ``skip`` keep theirs.
+    """``guesses`` with each die read without conviction (under ``value_sure``) and sized under
+    ``DetectorParams.undersized`` x the median face side of the frame's other dice (two or
+    more) read again at that side: from the best of the looks on its centre and
+    ``undersized_step`` sides towards its face's edges and corners (:func:`centred`), if that
+    look is all but sure (``recentre_not_die``, ``ones_unsure``), more so than the first, and
+    not centred on another located die (then this one is a pip of that die). Dice in ``skip``
+    keep theirs.
 
     Why: the locator can peak on one pip of a die and size it as that pip; the cut, that small,
-    shows a clean 1 (a 2's pip) or a corner of a face. A die's flat size is the same across
-    the frame (one set of dice, one camera), so the others say how big it really is. Only the
-    reading moves, not the die (as in :func:`recentred`)."""
+    shows a clean 1 (a 2's pip) or a corner of a face. One set of dice under one camera looks
+    the same size across the frame, so the others say how big a die really is. A die read
+    surely is left alone: a photo may mix dice sets, and a look at a bigger size around a
+    smaller die takes in its neighbours' pips. Only the reading moves, not the die (as in
+    :func:`recentred`)."""
     out = list(guesses)
     if params.undersized <= 0 or len(found) < 3:
         return out
@@ -237,10 +241,10 @@ def undersized(
             continue
         angle = face_angle(die_patch(image, c.center_xy, ref * math.sqrt(2), params.crop_px))
         extent = ref * (abs(math.cos(math.radians(angle))) + abs(math.sin(math.radians(angle))))
+        refs[i] = ref
         for d in ((0, 0), *AROUND):
             centre = shifted_centre(c.center_xy, ref, angle, d, params.undersized_step)
             centres.append(centre)
-            refs[i] = ref
             patches.append(
                 cut_die(
                     image,
