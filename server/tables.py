@@ -345,7 +345,9 @@ class TableService:
         """Put the least recently used finished or idle tables back to sleep, past
         ``keep_awake`` of them: each on a digest saved now (its line in the table list, and
         the next start need not replay it either). A table busy right now (its lock taken)
-        is skipped; a closed table (its log no longer replays) stays as it is."""
+        is skipped; a closed table (its log no longer replays) stays as it is. Runs after a
+        start, a wake, an action that finishes a game and a new table: a game merely left idle
+        sleeps at the next of those."""
         now = self._idle_now()
         with self._lock:
             asleep = [
@@ -542,6 +544,7 @@ class TableService:
                 listener(live.view)
             except Exception:  # an observer never fails the creation (the table exists)
                 log.exception("a table-created listener failed")
+        self._lull()  # a new game: the evening moved on, and games left idle may go to sleep
         return live.view
 
     def on_create(self, listener: Callable[[dict[str, Any]], object]) -> None:

@@ -50,11 +50,13 @@ class House:
         self.clock = clock
         self.store: Store | None = None
 
-    def start(self, idle_after: timedelta = IDLE) -> TableService:
+    def start(self, idle_after: timedelta = IDLE, keep_awake: int = 32) -> TableService:
         self.stop()
         self.store = Store(self.data / "dicepad.sqlite3")
         feed = Feed(max_clients=4, queue_size=1000)
-        self.tables = TableService(self.store, feed, clock=self.clock, idle_after=idle_after)
+        self.tables = TableService(
+            self.store, feed, clock=self.clock, idle_after=idle_after, keep_awake=keep_awake
+        )
         assert self.tables.load() == []
         return self.tables
 
@@ -368,3 +370,27 @@ def test_tables_created_in_the_same_millisecond_put_the_newer_in_play_first(tmp_
     made = [tables.create("bolo", players=["Ann", "Bob"])["table"] for _ in range(6)]
     assert len(set(made)) == 6
     assert [s["table"] for s in tables.in_play()] == made[::-1]
+
+
+def test_games_left_idle_go_to_sleep_when_a_new_game_starts(
+    house: House, clock: MovableClock
+) -> None:
+    """Games the players walked away from stay replayed until something tidies up; a new
+    game is such a moment. Past ``keep_awake`` the least recently used go dormant, and their
+    lines and logs are unchanged."""
+    tables = house.start(keep_awake=1)
+    left = [tables.create("you-blew-it", teams=TEAMS)["table"] for _ in range(3)]
+    for t in left:
+        tables.apply(t, THREE_ONES, source="camera")
+    clock.advance(hours=13)
+    before = {t: house.line(t) for t in left}
+    logs = {t: tables.log(t) for t in left}
+    assert tables.awake == 3
+    fresh = tables.create("bolo", players=["Ann", "Bob"])["table"]
+    assert tables.awake == 1 + 1  # the most recently used idle game, and the new one
+    assert {t: house.line(t) for t in left} == before
+    replays = tables.replays
+    assert {t: tables.log(t) for t in left} == logs
+    assert tables.view(left[0])["expecting"]["action"] == "keep"
+    assert tables.replays == replays + 1  # the oldest was asleep: woken by the look
+    assert house.line(fresh)["idle"] is False
