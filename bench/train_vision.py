@@ -748,6 +748,13 @@ def main() -> int:
         help="share of drawn dice whose bottom face's pips show through, dimmer",
     )
     ap.add_argument(
+        "--photo-weight",
+        action="append",
+        default=[],
+        metavar="NAME=W",
+        help="how often a photo data set is drawn against the others (1 each: equally often)",
+    )
+    ap.add_argument(
         "--hard", type=float, default=0.5, help="weight of the hardest half of each value batch"
     )
     args = ap.parse_args()
@@ -775,7 +782,14 @@ def main() -> int:
         args.synth, np.random.default_rng(args.seed + 1000), args.see_through
     )
     print(f"rendered {args.synth} tables in {time.time() - t0:.0f}s", flush=True)
-    share = {name: (1 - args.synth_share) / len(DATASETS) for name in DATASETS}
+    weight = dict.fromkeys(DATASETS, 1.0)
+    for item in args.photo_weight:
+        name, _, value = item.partition("=")
+        if name not in weight:
+            ap.error(f"--photo-weight: no data set {name!r} (one of {', '.join(DATASETS)})")
+        weight[name] = float(value)
+    total = sum(weight.values())
+    share = {name: (1 - args.synth_share) * weight[name] / total for name in DATASETS}
     share["synth"] = args.synth_share
     samples = [s for name in by_set for s in by_set[name]]
     weights = np.array(
