@@ -213,7 +213,7 @@ def undersized(
     ``DetectorParams.undersized`` x the median face side of the frame's other dice (two or
     more) read again at that side: from the best of the looks on its centre and
     ``undersized_step`` sides towards its face's edges and corners (:func:`centred`), if that
-    look is all but sure (``recentre_not_die``, ``ones_unsure``), more so than the first, and
+    look is all but sure (``recentre_not_die``, ``value_sure``), more so than the first, and
     not centred on another located die (then this one is a pip of that die). Dice in ``skip``
     keep theirs.
 
@@ -271,7 +271,7 @@ def undersized(
             continue
         if (
             g.not_die <= params.recentre_not_die
-            and g.probability >= params.ones_unsure
+            and g.probability >= params.value_sure
             and centred(g) > centred(out[i])
         ):
             out[i] = g
