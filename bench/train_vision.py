@@ -75,7 +75,9 @@ dice marbled, with pips as close to the body as 120 in the sum of B, G, R (``--m
 0.5``): 98.40 / 97.39 %, 97.81 %, 84.1 %; half the drawn dice with the bottom face's pips
 showing through, dimmer, blurred and off by parallax (``--ghost-pips 0.5``): 97.87 / 97.39 %,
 97.59 %, 84.1 %; matteop65_d6 unchanged by either. Neither shipped: drawn dice do not stand
-in for photos of such dice.
+in for photos of such dice. Nor did nellbyler's own photos drawn twice as often as matteop's
+(``--photo-weight nellbyler_d6=2``): 98.40 / 97.76 %, 98.03 %, 85.7 % (one die more, two whole
+rolls fewer; matteop65_d6 99.34 % per die both ways): within a fold's noise.
 
 ``--fold I/K`` trains on every image *not* in fold I (``bench_vision.fold_of``), so the
 benchmark's ``--fold I/K`` scores only photos the models never saw.
