@@ -118,7 +118,8 @@ def test_dice_tilted_in_the_open_are_cocked_by_their_squeezed_pips() -> None:
         unknown = read_roll(shot.image)  # no pad: the camera may be at a slant
         assert [d.center_xy for d in on.dice] == [d.center_xy for d in off.dice]
         for a, b, c in zip(on.dice, off.dice, unknown.dice, strict=True):
-            assert b.flags <= a.flags  # the cue only adds
+            assert b.flags - {DieFlag.STACKED} <= a.flags  # the cue adds COCKED ...
+            assert a.flags & ALARMS or not b.flags & ALARMS  # ... and unflags no die
             gained += DieFlag.COCKED in a.flags and DieFlag.COCKED not in b.flags
             at_a_slant += DieFlag.COCKED in c.flags and DieFlag.COCKED not in b.flags
     assert gained >= 2
@@ -128,6 +129,36 @@ def test_dice_tilted_in_the_open_are_cocked_by_their_squeezed_pips() -> None:
         values = [d.value for d in shot.truth.dice if d.visible >= 0.5]
         evidence = judge(shot.image, views, values=values, pad=shot.truth.pad)
         assert not any(e.squeezed for e in evidence)
+
+
+def test_a_lone_die_taken_for_a_stack_with_squeezed_pips_is_cocked() -> None:
+    """With no other die in reach, the model cannot tell a die squarely on a die it hides
+    from a die tilted alone; a die on a die lies flat on it, so a 4-6 whose pips are squeezed
+    one way is the tilted one: COCKED, not STACKED (the same re-roll, the right word for it).
+    A die really on a die keeps its STACKED."""
+    without = DetectorParams(flags=FlagParams(squeeze=0.0))
+    switched = 0
+    for shot in shots(314, 6, cocked=1.0, cocked_anywhere=1.0, min_tilt_deg=20.0):
+        pad = shot.truth.pad
+        on, off = read_roll(shot.image, pad=pad), read_roll(shot.image, pad=pad, params=without)
+        for a, b in zip(on.dice, off.dice, strict=True):
+            if DieFlag.STACKED in b.flags and DieFlag.STACKED not in a.flags:
+                truth = min(shot.truth.dice, key=lambda d: math.dist(d.center_xy, a.center_xy))
+                assert DieFlag.COCKED in a.flags
+                assert truth.tilt_deg >= 20
+                assert not truth.stacked
+                switched += 1
+    assert switched >= 3
+    kept = 0
+    for shot in shots(320, 8, stacked=1.0):
+        pad = shot.truth.pad
+        on, off = read_roll(shot.image, pad=pad), read_roll(shot.image, pad=pad, params=without)
+        for a, b in zip(on.dice, off.dice, strict=True):
+            truth = min(shot.truth.dice, key=lambda d: math.dist(d.center_xy, a.center_xy))
+            if truth.stacked and DieFlag.STACKED in b.flags:
+                assert DieFlag.STACKED in a.flags
+                kept += 1
+    assert kept >= 5
 
 
 def test_read_roll_judges_with_the_operating_points_of_its_params() -> None:
