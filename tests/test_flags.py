@@ -206,25 +206,21 @@ def test_two_detections_of_one_die_are_not_a_stack() -> None:
                 )
                 pair = judge(shot.image, [v, twin])
                 assert DieFlag.STACKED not in pair[0].flags()
-                assert not any(e.overlapped or e.touching for e in pair)
+                assert not any(e.touching for e in pair)
                 # each is judged as if the other were not there: the pair adds no evidence
                 assert pair[0] == judge(shot.image, [v])[0]
                 assert pair[1] == judge(shot.image, [twin])[0]
 
 
-def test_overlap_and_reach_are_measured_between_distinct_dice() -> None:
+def test_reach_is_measured_between_distinct_dice() -> None:
     frame = np.full((200, 200, 3), 90, np.uint8)
     a = DieView((100.0, 100.0), 30.0, 0.0)
     over = DieView((100.0 + 0.7 * 30, 100.0), 30.0, 0.0)  # overlapping, not the same die
     beside = DieView((100.0, 100.0 + 1.3 * 30), 30.0, 0.0)  # touching
     far = DieView((100.0, 100.0 - 3 * 30), 30.0, 0.0)
-    ev = judge(frame, [a, over, beside, far])
-    assert [(e.overlapped, e.touching) for e in ev] == [
-        (True, True),
-        (True, True),
-        (False, True),
-        (False, False),
-    ]
+    twin = DieView((100.0 - 3 * 30 + 0.3 * 30, 100.0 - 3 * 30), 30.0, 0.0)  # far, seen twice
+    ev = judge(frame, [a, over, beside, far, twin])
+    assert [e.touching for e in ev] == [True, True, True, False, False]
     assert judge(frame, []) == ()
 
 
@@ -233,9 +229,9 @@ def test_a_lone_die_needs_a_surer_verdict_to_be_stacked() -> None:
     # die in reach the model must be surer than beside one
     p = FlagParams()
     between = (p.stacked_threshold + p.stacked_alone_threshold) / 2
-    touching = Evidence(cocked=0.0, stacked=between, overlapped=False, touching=True)
-    alone = Evidence(cocked=0.0, stacked=between, overlapped=False, touching=False)
-    sure = Evidence(cocked=0.0, stacked=p.stacked_alone_threshold, overlapped=False, touching=False)
+    touching = Evidence(cocked=0.0, stacked=between, touching=True)
+    alone = Evidence(cocked=0.0, stacked=between, touching=False)
+    sure = Evidence(cocked=0.0, stacked=p.stacked_alone_threshold, touching=False)
     assert touching.flags() == {DieFlag.STACKED}
     assert alone.flags() == frozenset()
     assert sure.flags() == {DieFlag.STACKED}
@@ -292,7 +288,7 @@ def test_the_second_view_is_taken_only_where_it_can_make_a_flag() -> None:
 
     def marks(p: np.ndarray) -> list[frozenset[DieFlag]]:
         return [
-            Evidence(float(c), float(s), overlapped=False, touching=t).flags()
+            Evidence(float(c), float(s), touching=t).flags()
             for (c, s), t in zip(p, touching, strict=True)
         ]
 
@@ -470,7 +466,7 @@ def test_the_patch_is_turned_to_the_die_whatever_the_readers_guess() -> None:
 
 
 def test_thresholds_and_errors() -> None:
-    ev = Evidence(cocked=0.995, stacked=0.2, overlapped=False, touching=False)
+    ev = Evidence(cocked=0.995, stacked=0.2, touching=False)
     assert ev.flags() == {DieFlag.COCKED}
     assert ev.flags(FlagParams(cocked_threshold=0.999)) == frozenset()
     with pytest.raises(ValueError, match="focal_frac"):
@@ -478,7 +474,7 @@ def test_thresholds_and_errors() -> None:
     with pytest.raises(ValueError, match="cocked_threshold"):
         FlagParams(cocked_threshold=1.5)
     with pytest.raises(ValueError, match="duplicate"):
-        FlagParams(duplicate=0.9, overlap=0.8)
+        FlagParams(duplicate=1.7, stack_reach=1.6)
     with pytest.raises(ValueError, match="stacked_alone_threshold"):
         FlagParams(stacked_threshold=0.7, stacked_alone_threshold=0.6)
     with pytest.raises(ValueError, match="cocked_sure"):
@@ -494,9 +490,9 @@ def test_a_cocked_die_touching_another_leans_on_it() -> None:
     """STACKED is "on or against another die": tilt plus a die in reach is a lean on it, whatever
     the stacked head says; alone, or not tilted, it is not."""
     p = FlagParams()
-    leaning = Evidence(cocked=p.cocked_threshold, stacked=0.0, overlapped=False, touching=True)
-    on_rail = Evidence(cocked=p.cocked_threshold, stacked=0.0, overlapped=False, touching=False)
-    beside = Evidence(cocked=p.cocked_threshold - 0.01, stacked=0.0, overlapped=True)
+    leaning = Evidence(cocked=p.cocked_threshold, stacked=0.0, touching=True)
+    on_rail = Evidence(cocked=p.cocked_threshold, stacked=0.0, touching=False)
+    beside = Evidence(cocked=p.cocked_threshold - 0.01, stacked=0.0, touching=True)
     assert leaning.flags() == {DieFlag.COCKED, DieFlag.STACKED}
     assert leaning.flags(FlagParams(lean_is_stack=False)) == {DieFlag.COCKED}
     assert on_rail.flags() == {DieFlag.COCKED}

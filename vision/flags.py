@@ -124,7 +124,6 @@ class FlagParams:
     stacked_threshold: float = 0.95  # probability from which a die touching another is STACKED
     stacked_alone_threshold: float = 0.99  # ... and from which it is STACKED with no die in reach
     duplicate: float = DUPLICATE  # centre distance (sides) under which two detections are one die
-    overlap: float = 0.85  # centre distance (sides) under which two distinct dice overlap
     stack_reach: float = 1.6  # another die within this many sides makes a die "touching"
     lean_is_stack: bool = True  # a COCKED die touching another leans on it: STACKED as well
     # the size cue (Evidence.larger, size_cues); size_ratio 0 turns it off
@@ -149,8 +148,8 @@ class FlagParams:
             raise ValueError("cocked_sure must be within (0, 1]")
         if self.stacked_alone_threshold < self.stacked_threshold:
             raise ValueError("stacked_alone_threshold must be >= stacked_threshold")
-        if not 0.0 <= self.duplicate <= self.overlap <= self.stack_reach:
-            raise ValueError("need 0 <= duplicate <= overlap <= stack_reach")
+        if not 0.0 <= self.duplicate <= self.stack_reach:
+            raise ValueError("need 0 <= duplicate <= stack_reach")
         if self.size_ratio != 0.0 and not 1.0 < self.size_ratio < 2.0:
             raise ValueError("size_ratio must be 0 (off) or within (1, 2)")
         if self.size_ratio_max <= self.size_ratio:
@@ -185,7 +184,6 @@ class Evidence:
 
     cocked: float
     stacked: float
-    overlapped: bool  # another distinct die is closer than ``FlagParams.overlap`` sides
     touching: bool = True  # another distinct die is within ``FlagParams.stack_reach`` sides
     size_ratio: float | None = None  # top face over the flat dice's, from the pips (or unknown)
     size_learnt: bool = False  # ... over the pad's learnt flat size (no flat die to compare)
@@ -615,10 +613,7 @@ def judge(
     gaps = [_nearest(d, nb) for d, nb in zip(dice, near, strict=True)]
     touching = [g < params.stack_reach for g in gaps]
     p = second_look(model or load_model(), x, params, touching).tolist()
-    evidence = tuple(
-        Evidence(pc, ps, overlapped=g < params.overlap, touching=t)
-        for g, t, (pc, ps) in zip(gaps, touching, p, strict=True)
-    )
+    evidence = tuple(Evidence(pc, ps, touching=t) for t, (pc, ps) in zip(touching, p, strict=True))
     if values is None:
         return evidence
     measured: dict[int, pipsize.FaceSize | None] = {}  # each die's pips measured once
