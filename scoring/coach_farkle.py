@@ -287,10 +287,6 @@ class Policy:
         a, b = self.asymptote[key]
         return a * at_risk + b
 
-    def bank_value(self, at_risk: int) -> float | None:
-        """What banking is worth now (``None``: not allowed below the minimum)."""
-        return self.spec.bank(at_risk)
-
     def value(self, at_risk: int, n: int, may_stop: bool, clause: bool = False) -> float:
         """The value of a decision state: the better of banking (if allowed) and rolling."""
         roll = self.roll_value(at_risk, n, clause)

@@ -96,7 +96,6 @@ class ThrowScript:
         self._still: tuple[np.ndarray, synth.FrameTruth] | None = None
         self.frames = 0
         """Frames delivered so far."""
-        self.throws_started = 0
         self.rest_frames: list[int] = []
         """For each throw, the frame number (counted in :attr:`frames`) at which every die has
         come to rest and no hand is in view (the settle detector's "truth")."""
@@ -117,7 +116,6 @@ class ThrowScript:
                 self._throw = self._plan(self.plans[self._next_plan])
                 self._next_plan += 1
                 self._index = 0
-                self.throws_started += 1
                 self.rest_frames.append(self.frames + self._throw.seq.rest_index)
             throw = self._throw
             if throw is None:

@@ -112,12 +112,6 @@ class Records:
             game=game, kind=kind, table_id=table_id, include_hidden=include_hidden, limit=limit
         )
 
-    def biggest_rolls(self, game: str, limit: int = 10) -> list[RecordRow]:
-        return self.wall(game=game, kind="roll", limit=limit)
-
-    def biggest_turns(self, game: str, limit: int = 10) -> list[RecordRow]:
-        return self.wall(game=game, kind="turn", limit=limit)
-
     def high_rollers(self, limit: int = 50) -> list[RecordRow]:
         """Bolo's 5,000+ rolls: the players who would sign the pad."""
         return self.wall(game="bolo", kind=HIGH_ROLLER, limit=limit)
