@@ -157,18 +157,20 @@ def test_the_size_cue_flags_a_die_the_model_leaves_unsure() -> None:
     shot = _on_top_scene()
     seen = [d for d in shot.truth.dice if d.visible >= 0.5]
     views = [DieView(d.center_xy, d.size_px, 0.0) for d in seen]
-    unsure = [Evidence(0.0, 0.5 if d.stacked else 0.0, False, False) for d in seen]
+    unsure = [Evidence(0.0, 0.5 if d.stacked else 0.0, touching=False) for d in seen]
     ratios = size_ratios(shot.image, views, [d.value for d in seen], unsure, pad=shot.truth.pad)
     i = next(k for k, d in enumerate(seen) if d.stacked)
     assert ratios[i] is not None
     assert ratios[i] > FlagParams().size_ratio
     assert all(r is None for k, r in enumerate(ratios) if k != i)  # only the gated die measured
-    e = Evidence(0.0, 0.5, False, False, size_ratio=ratios[i])
+    e = Evidence(0.0, 0.5, touching=False, size_ratio=ratios[i])
     assert DieFlag.STACKED in e.flags()
     assert DieFlag.STACKED not in e.flags(FlagParams(size_ratio=0.0))
-    assert DieFlag.STACKED not in Evidence(0.0, 0.2, False, False, ratios[i]).flags()
-    assert DieFlag.STACKED not in Evidence(0.0, 0.5, False, False, 1.01).flags()
-    assert DieFlag.STACKED not in Evidence(0.0, 0.5, False, False, 1.25).flags()  # see larger
+    assert DieFlag.STACKED not in Evidence(0.0, 0.2, touching=False, size_ratio=ratios[i]).flags()
+    assert DieFlag.STACKED not in Evidence(0.0, 0.5, touching=False, size_ratio=1.01).flags()
+    assert (
+        DieFlag.STACKED not in Evidence(0.0, 0.5, touching=False, size_ratio=1.25).flags()
+    )  # see larger
 
 
 def test_size_cue_parameters_are_checked() -> None:
@@ -193,7 +195,7 @@ def test_one_flat_die_to_compare_with_is_enough_only_with_the_camera_square_on()
     seen = [d for d in shot.truth.dice if d.visible >= 0.5]
     assert len(seen) == 2
     views = [DieView(d.center_xy, d.size_px, 0.0) for d in seen]
-    unsure = [Evidence(0.0, 0.5 if d.stacked else 0.0, False, False) for d in seen]
+    unsure = [Evidence(0.0, 0.5 if d.stacked else 0.0, touching=False) for d in seen]
     values = [d.value for d in seen]
     i = next(k for k, d in enumerate(seen) if d.stacked)
     assert size_ratios(shot.image, views, values, unsure)[i] is None
@@ -211,7 +213,7 @@ def test_at_a_slant_the_flat_dice_beside_a_die_are_not_compared_with_by_default(
     shot = _on_top_scene(flat=2)
     seen = [d for d in shot.truth.dice if d.visible >= 0.5]
     views = [DieView(d.center_xy, d.size_px, 0.0) for d in seen]
-    unsure = [Evidence(0.0, 0.5 if d.stacked else 0.0, False, False) for d in seen]
+    unsure = [Evidence(0.0, 0.5 if d.stacked else 0.0, touching=False) for d in seen]
     values = [d.value for d in seen]
     i = next(k for k, d in enumerate(seen) if d.stacked)
     assert size_ratios(shot.image, views, values, unsure)[i] is None
@@ -314,7 +316,7 @@ def test_a_die_on_a_die_falls_back_on_the_learnt_size_when_no_flat_die_measures_
     pad = shot.truth.pad
     seen = [d for d in shot.truth.dice if d.visible >= 0.5]
     views = [DieView(d.center_xy, d.size_px, 0.0) for d in seen]
-    unsure = [Evidence(0.0, 0.5 if d.stacked else 0.0, False, False) for d in seen]
+    unsure = [Evidence(0.0, 0.5 if d.stacked else 0.0, touching=False) for d in seen]
     i = next(k for k, d in enumerate(seen) if d.stacked)
     (flat,) = [d for d in read_roll(shot.image, pad=pad).dice if d.value == 4]
     side = learned_side(flat_samples(shot.image, [flat], pad) * 8)  # earlier rolls, same dice

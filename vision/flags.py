@@ -88,7 +88,7 @@ import math
 import statistics
 import threading
 from collections.abc import Sequence
-from dataclasses import dataclass, replace
+from dataclasses import KW_ONLY, dataclass, replace
 from pathlib import Path
 
 import cv2
@@ -184,6 +184,7 @@ class Evidence:
 
     cocked: float
     stacked: float
+    _: KW_ONLY  # the cues by name: they are many, and a positional one could shift silently
     touching: bool = True  # another distinct die is within ``FlagParams.stack_reach`` sides
     size_ratio: float | None = None  # top face over the flat dice's, from the pips (or unknown)
     size_learnt: bool = False  # ... over the pad's learnt flat size (no flat die to compare)
