@@ -65,9 +65,9 @@ def login() -> Response:
     """Trade the PIN for a session cookie (phone pages log in once)."""
     pin = bodies.parse_pin(bodies.json_body(request))
     auth = dicepad().auth
-    auth.attempt(_address(), pin)
+    version = auth.attempt(_address(), pin)
     session.clear()
-    session[SESSION_KEY] = auth.version
+    session[SESSION_KEY] = version
     session.permanent = True
     return jsonify({"authenticated": True})
 
@@ -161,7 +161,7 @@ def get_log(table_id: str) -> Response:
     return jsonify(dicepad().tables.log(table_id, since))
 
 
-@bp.get("/tables/<table_id>/snapshots/<int:seq>")
+@bp.get("/tables/<table_id>/snapshots/<int(max=9223372036854775807):seq>")  # SQLite's
 def get_snapshot(table_id: str, seq: int) -> Response:
     jpeg = dicepad().tables.snapshot(table_id, seq)
     if jpeg is None:
@@ -185,9 +185,9 @@ def events(table_id: str) -> Response:
     raw = request.headers.get("Last-Event-ID", request.args.get("last_event_id"))
     last: int | None = None
     if raw is not None and raw.strip():
-        if not raw.strip().isdigit():
+        last = bodies.whole_number(raw.strip())
+        if last is None:
             raise BodyError("Last-Event-ID must be an event number")
-        last = int(raw.strip())
     if request.method == "HEAD":  # the head alone: no feed slot held for a body never sent
         d.tables.view(table_id)  # 404 for an unknown table
         response = Response(b"", mimetype="text/event-stream")

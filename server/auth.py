@@ -28,6 +28,9 @@ from server.store import Store
 PIN_HASH = "pin_hash"  #: settings row: ``scrypt$N$r$p$salt$hash`` (hex)
 PIN_VERSION = "pin_version"  #: settings row: bumped when the PIN changes (ends sessions)
 MIN_PIN, MAX_PIN = 4, 64
+SCRYPT_AT_ONCE = 2
+"""PIN hashes computed at once, whoever asks (each holds 16 MB for ~0.1 s on a Pi: a burst of
+guesses from many phones queues instead of filling the Pi's memory)."""
 GENERATED_DIGITS = 6
 
 
@@ -127,30 +130,55 @@ class FailureLimiter:
 
     def check(self, address: str) -> None:
         """Raise :class:`LockedOutError` while ``address`` is locked out."""
-        now = self._now()
         with self._lock:
-            until = self._locked_until.get(address)
-            if until is not None:
-                if now < until:
-                    raise LockedOutError(until - now)
-                del self._locked_until[address]
+            self._raise_if_locked(address, self._now())
 
-    def failure(self, address: str) -> None:
+    def begin(self, address: str) -> None:
+        """Count an attempt from ``address`` as failed *before* its PIN is checked (raising
+        :class:`LockedOutError` when locked out, or when ``max_failures`` attempts are already
+        counted in the window); :meth:`success` takes it back. Why: a check takes scrypt's
+        ~0.1 s, and a burst of parallel guesses counted only afterwards would all be checked
+        before the first was counted."""
         now = self._now()
         with self._lock:
-            times = self._failures.pop(address, deque())
-            times.append(now)
-            while times and times[0] <= now - self.window:
-                times.popleft()
+            self._raise_if_locked(address, now)
+            times = self._recent(address, now)
             if len(times) >= self.max_failures:
                 self._locked_until[address] = now + self.lockout
-            else:
-                self._failures[address] = times  # re-inserted last: dicts keep order
+                self._prune(now)
+                raise LockedOutError(self.lockout)
+            times.append(now)
+            self._failures[address] = times  # re-inserted last: dicts keep order
+            self._prune(now)
+
+    def failure(self, address: str) -> None:
+        """The attempt counted by :meth:`begin` failed: lock the address out at the limit."""
+        now = self._now()
+        with self._lock:
+            times = self._recent(address, now)
+            if len(times) >= self.max_failures:
+                self._locked_until[address] = now + self.lockout
+            elif times:
+                self._failures[address] = times
             self._prune(now)
 
     def success(self, address: str) -> None:
         with self._lock:
             self._failures.pop(address, None)
+
+    def _raise_if_locked(self, address: str, now: float) -> None:
+        until = self._locked_until.get(address)
+        if until is not None:
+            if now < until:
+                raise LockedOutError(until - now)
+            del self._locked_until[address]
+
+    def _recent(self, address: str, now: float) -> deque[float]:
+        """``address``'s attempts within the window, taken out of the table (put it back)."""
+        times = self._failures.pop(address, deque())
+        while times and times[0] <= now - self.window:
+            times.popleft()
+        return times
 
     def _prune(self, now: float) -> None:
         for table in (self._failures, self._locked_until):
@@ -181,6 +209,7 @@ class PinAuth:
         self.limiter = limiter
         self._n = scrypt_n
         self._lock = threading.Lock()
+        self._hashing = threading.BoundedSemaphore(SCRYPT_AT_ONCE)
         self._memo_key = secrets.token_bytes(32)
         self._memo: bytes | None = None
         #: the PIN made up on first start; the caller prints it once, it is never stored
@@ -192,7 +221,7 @@ class PinAuth:
             validate_pin(pin)
             if self._hash is None or not self._hash.matches(pin):
                 self._store_pin(pin)
-            self._remember(pin)
+            self._remember(pin, self._version)
         elif self._hash is None:
             self.generated_pin = "".join(
                 secrets.choice("0123456789") for _ in range(GENERATED_DIGITS)
@@ -223,39 +252,52 @@ class PinAuth:
             self._store.set_settings({PIN_HASH: new.encode(), PIN_VERSION: str(version)})
             self._hash, self._memo, self._version = new, None, version
 
-    def _remember(self, pin: str) -> None:
+    def _remember(self, pin: str, version: int) -> None:
+        """Remember ``pin`` as verified against PIN ``version`` -- unless the PIN has changed
+        since (a check of the old PIN that ends after a rotation must not revive it)."""
         with self._lock:
-            self._memo = hmac.new(self._memo_key, pin.encode(), hashlib.sha256).digest()
+            if self._version == version:
+                self._memo = hmac.new(self._memo_key, pin.encode(), hashlib.sha256).digest()
 
     def change(self, new_pin: str) -> None:
         """Rotate the PIN: every logged-in session ends."""
         validate_pin(new_pin)
         self._store_pin(new_pin)
-        self._remember(new_pin)
+        self._remember(new_pin, self._version)
 
     def matches(self, pin: str) -> bool:
         """Constant-time comparison with the stored PIN (no rate limit: see :meth:`attempt`)."""
+        return self.verified(pin) is not None
+
+    def verified(self, pin: str) -> int | None:
+        """The PIN version ``pin`` is right for, or None when wrong: a session is bound to the
+        version that was checked, not to whatever is current when the check ends."""
         if len(pin) > MAX_PIN:
-            return False
+            return None
         self._refresh()
         with self._lock:
-            memo, stored = self._memo, self._hash
+            memo, stored, version = self._memo, self._hash, self._version
         if memo is not None:
             candidate = hmac.new(self._memo_key, pin.encode(), hashlib.sha256).digest()
             if hmac.compare_digest(candidate, memo):
-                return True
-        if stored is None or not stored.matches(pin):
-            return False
-        self._remember(pin)
-        return True
+                return version
+        if stored is None:
+            return None
+        with self._hashing:
+            if not stored.matches(pin):
+                return None
+        self._remember(pin, version)
+        return version
 
-    def attempt(self, address: str, pin: str) -> None:
-        """Check a PIN sent by ``address``; raises :class:`LockedOutError` or
-        :class:`WrongPinError`."""
-        self.limiter.check(address)
-        if self.matches(pin):
+    def attempt(self, address: str, pin: str) -> int:
+        """Check a PIN sent by ``address``; the PIN version it is right for, or raises
+        :class:`LockedOutError` or :class:`WrongPinError`. The attempt is counted before the
+        check (:meth:`FailureLimiter.begin`), so parallel guesses cannot outrun the limit."""
+        self.limiter.begin(address)
+        version = self.verified(pin)
+        if version is not None:
             self.limiter.success(address)
-            return
+            return version
         self.limiter.failure(address)
         raise WrongPinError("wrong PIN")
 

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import dataclasses
 import json
+import re
 from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
@@ -96,9 +97,12 @@ def parse_new_table(obj: object) -> NewTable:
             raise BodyError("teams must be an object: team name -> list of players")
         if len(raw) > MAX_TEAMS:
             raise BodyError(f"teams: at most {MAX_TEAMS}")
-        teams = {
-            _name(k, "a team name"): _names(v, f"team {k!r}", MAX_PLAYERS) for k, v in raw.items()
-        }
+        teams = {}
+        for k, v in raw.items():
+            name = _name(k, "a team name")
+            if name in teams:  # "Reds" and "Reds " are one name: the second would replace
+                raise BodyError(f"teams: two teams are called {name!r}")
+            teams[name] = _names(v, f"team {k!r}", MAX_PLAYERS)
         everyone = [p for members in teams.values() for p in members]
         if len(set(everyone)) != len(everyone):
             raise BodyError("teams: a player can only sit in one team")
@@ -145,10 +149,21 @@ def parse_hidden(obj: object) -> bool:
     return hidden
 
 
+WHOLE_NUMBER = re.compile(r"[0-9]{1,19}")
+"""What a number in a query or header may look like: ASCII digits, at most 19 (``str.isdigit``
+takes "²", which ``int`` refuses, and ``int`` refuses over 4300 digits: both were 500s)."""
+
+
+def whole_number(raw: str) -> int | None:
+    """``raw`` as a whole number, or None when it is not ASCII digits that fit in 64 bits."""
+    return int(raw) if WHOLE_NUMBER.fullmatch(raw) else None
+
+
 def int_arg(args: Mapping[str, str], name: str, default: int, lo: int, hi: int) -> int:
     raw = args.get(name)
     if raw is None:
         return default
-    if not raw.isdigit() or not lo <= int(raw) <= hi:
+    value = whole_number(raw)
+    if value is None or not lo <= value <= hi:
         raise BodyError(f"{name} must be a whole number from {lo} to {hi}")
-    return int(raw)
+    return value

@@ -312,6 +312,8 @@ def attacks(app: Flask, data: st.DataObject) -> Attack:
                     "-1",
                     "3",
                     "99999999999999999999999",
+                    "9" * 5000,
+                    "\u00b2",
                     "true",
                     "",
                     "//evil.example",
@@ -341,7 +343,8 @@ def attacks(app: Flask, data: st.DataObject) -> Attack:
                     "Accept",
                 ]
             ),
-            st.sampled_from(["1", "x", "*", "http://evil.example"]) | st.text(max_size=10),
+            st.sampled_from(["1", "x", "*", "http://evil.example", "\u00b2", "9" * 5000])
+            | st.text(max_size=10),
             max_size=2,
         )
     )

@@ -82,6 +82,7 @@ def test_create_list_and_read_a_table(client: FlaskClient) -> None:
         ({"game": "you-blew-it", "players": ["a\u0007"]}, "control"),
         ({"game": "you-blew-it", "teams": {"A": ["a"], "B": ["a"]}}, "one team"),
         ({"game": "you-blew-it", "teams": {"A": ["a"]}}, "2 teams"),
+        ({"game": "you-blew-it", "teams": {"A": ["a"], "A ": ["b"], "B": ["c"]}}, "two teams"),
         ({"game": "you-blew-it", "teams": TEAMS, "rules": {"nope": 1}}, "unknown house rule"),
         ({"game": "you-blew-it", "teams": TEAMS, "rules": {"target": "lots"}}, "whole number"),
         ({"game": "you-blew-it", "teams": TEAMS, "rules": {"target": [1]}}, "value must be"),
@@ -238,6 +239,12 @@ def test_polling_fallback_since_and_etag(client: FlaskClient) -> None:
     assert client.get(f"/api/tables/{t}?since=1").json["events"] == []
     assert "whole number" in error(client.get(f"/api/tables/{t}?since=-1"), 400)
     error(client.get(f"/api/tables/{t}/log?since=abc"), 400)
+    # digits int() refuses, or too many for it (both were 500s): a plain 400
+    for odd in ("\u00b2", "\u0663", "9" * 5000, "99999999999999999999"):
+        assert "whole number" in error(
+            client.get(f"/api/tables/{t}/log", query_string={"since": odd}), 400
+        )
+        assert "whole number" in error(client.get("/api/records", query_string={"limit": odd}), 400)
 
 
 def test_snapshots_are_served_as_jpeg(app: Flask, client: FlaskClient) -> None:
@@ -249,6 +256,7 @@ def test_snapshots_are_served_as_jpeg(app: Flask, client: FlaskClient) -> None:
     assert r.data == JPEG
     assert client.get(f"/api/tables/{t}/log").json[0]["snapshot"] is True
     error(client.get(f"/api/tables/{t}/snapshots/2"), 404)
+    error(client.get(f"/api/tables/{t}/snapshots/{'9' * 23}"), 404)  # past SQLite's integers
 
 
 # -- records, health ----------------------------------------------------------------------
@@ -323,6 +331,9 @@ def test_events_catch_up_after_last_event_id(client: FlaskClient) -> None:
     assert [k for _, k, _ in read_events(r, 1)] == ["state"]  # nothing missed
     r.close()
     error(client.get(f"/api/tables/{t}/events", headers={"Last-Event-ID": "x"}), 400)
+    for odd in ("\u00b2", "9" * 5000):
+        error(client.get(f"/api/tables/{t}/events", headers={"Last-Event-ID": odd}), 400)
+        error(client.get(f"/api/tables/{t}/events", query_string={"last_event_id": odd}), 400)
 
 
 def test_the_feed_is_bounded_503_past_the_limit(tmp_path: Path) -> None:

@@ -3,7 +3,9 @@
 from __future__ import annotations
 
 import stat
-from collections.abc import Iterator
+import threading
+import time
+from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
 
@@ -13,7 +15,14 @@ from flask.testing import FlaskClient
 from server_app import AUTH, PIN, FakeMonotonic, make_app
 from test_server_api import TEAMS, error
 
-from server.auth import FailureLimiter, LockedOutError, PinHash, load_or_create_secret
+from server.auth import (
+    SCRYPT_AT_ONCE,
+    FailureLimiter,
+    LockedOutError,
+    PinHash,
+    WrongPinError,
+    load_or_create_secret,
+)
 from server.services import dicepad
 from server.store import Store
 
@@ -81,21 +90,43 @@ def test_lockout_is_per_address_and_never_locks_the_table(app: Flask, clock: Fak
     assert _create(guesser, AUTH, **_from("10.0.0.66")).status_code == 201
 
 
+def _fail(limiter: FailureLimiter, address: str) -> None:
+    """One wrong PIN: counted before the check, confirmed after it."""
+    limiter.begin(address)
+    limiter.failure(address)
+
+
 def test_failures_outside_the_window_are_forgotten(clock: FakeMonotonic) -> None:
     limiter = FailureLimiter(max_failures=3, window=10, lockout=60, monotonic=clock)
     for _ in range(5):
-        limiter.failure("a")
+        _fail(limiter, "a")
         clock.now += 6  # never 3 within 10 s
         limiter.check("a")
-    limiter.failure("b")
-    limiter.failure("b")
+    _fail(limiter, "b")
+    _fail(limiter, "b")
+    limiter.begin("b")
     limiter.success("b")  # a success clears the count
-    limiter.failure("b")
+    _fail(limiter, "b")
     limiter.check("b")
-    limiter.failure("b")
-    limiter.failure("b")
+    _fail(limiter, "b")
+    _fail(limiter, "b")
     with pytest.raises(LockedOutError):
         limiter.check("b")
+
+
+def test_attempts_still_being_checked_count_against_the_limit(clock: FakeMonotonic) -> None:
+    limiter = FailureLimiter(max_failures=3, window=10, lockout=60, monotonic=clock)
+    for _ in range(3):
+        limiter.begin("a")  # three checks under way, none finished
+    with pytest.raises(LockedOutError):
+        limiter.begin("a")  # a fourth is refused before its PIN is hashed
+    limiter.success("a")  # one of the three was right: the count clears...
+    with pytest.raises(LockedOutError):
+        limiter.check("a")  # ...but the refused guess had locked the address out
+    limiter.begin("b")
+    limiter.success("b")
+    limiter.begin("b")
+    limiter.check("b")
 
 
 def test_the_limiter_forgets_the_stalest_addresses(clock: FakeMonotonic) -> None:
@@ -103,8 +134,90 @@ def test_the_limiter_forgets_the_stalest_addresses(clock: FakeMonotonic) -> None
         max_failures=2, window=100, lockout=100, monotonic=clock, max_addresses=50
     )
     for n in range(500):
-        limiter.failure(f"10.0.{n // 250}.{n % 250}")
+        _fail(limiter, f"10.0.{n // 250}.{n % 250}")
     assert limiter.tracked <= 100
+
+
+class SlowHash:
+    """The scrypt check as slow as the test wants (on a Pi it takes ~0.1 s): each call waits
+    for ``release`` and counts how many run at once."""
+
+    def __init__(self, monkeypatch: pytest.MonkeyPatch) -> None:
+        self.release = threading.Event()
+        self.started = threading.Semaphore(0)
+        self.calls = self.running = self.most = 0
+        self._lock = threading.Lock()
+        real = PinHash.matches
+
+        def matches(hashed: PinHash, pin: str) -> bool:
+            with self._lock:
+                self.calls += 1
+                self.running += 1
+                self.most = max(self.most, self.running)
+            self.started.release()
+            self.release.wait(10)
+            with self._lock:
+                self.running -= 1
+            return real(hashed, pin)
+
+        monkeypatch.setattr(PinHash, "matches", matches)
+
+
+def _in_threads(calls: list[Callable[[], Any]]) -> tuple[list[threading.Thread], list[Any]]:
+    """Start each call in a thread of its own; the threads and, once joined, the outcomes."""
+    out: list[Any] = [None] * len(calls)
+
+    def run(i: int) -> None:
+        try:
+            out[i] = calls[i]()
+        except Exception as exc:  # the outcome is what is checked
+            out[i] = exc
+
+    threads = [threading.Thread(target=run, args=(i,)) for i in range(len(calls))]
+    for t in threads:
+        t.start()
+    return threads, out
+
+
+def test_a_burst_of_parallel_guesses_is_held_to_the_limit(
+    app: Flask, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    auth = dicepad(app).auth
+    slow = SlowHash(monkeypatch)
+    threads, out = _in_threads([lambda: auth.attempt("10.0.0.66", "1111")] * 12)
+    for _ in range(2):
+        assert slow.started.acquire(timeout=5)  # at most two hash at once (SCRYPT_AT_ONCE)
+    time.sleep(0.2)  # the other ten have reached the limiter by now
+    slow.release.set()
+    for t in threads:
+        t.join(10)
+    wrong = [o for o in out if isinstance(o, WrongPinError)]
+    locked = [o for o in out if isinstance(o, LockedOutError)]
+    assert len(wrong) == 3  # pin_max_failures: only three guesses were ever checked
+    assert len(locked) == 9
+    assert slow.calls == 3
+    assert slow.most <= SCRYPT_AT_ONCE
+
+
+def test_a_check_of_the_old_pin_that_ends_after_a_rotation_does_not_revive_it(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    app = make_app(tmp_path, pin=None)  # a PIN made up at first start: not yet remembered
+    auth = dicepad(app).auth
+    old = auth.generated_pin
+    assert old is not None
+    version = auth.version
+    slow = SlowHash(monkeypatch)
+    threads, out = _in_threads([lambda: auth.attempt("10.0.0.5", old)])
+    assert slow.started.acquire(timeout=5)  # the old PIN is being checked...
+    auth.change("24680")  # ...when the PIN is rotated
+    slow.release.set()
+    threads[0].join(10)
+    assert out == [version]  # right for the version it was checked against, which is gone
+    assert auth.version != version
+    assert not auth.matches(old)  # not remembered as right for the new version
+    assert auth.matches("24680")
+    dicepad(app).close()
 
 
 def test_the_pin_is_stored_only_as_a_salted_scrypt_hash(app: Flask) -> None:

@@ -199,11 +199,13 @@ def login_post() -> BaseResponse:
     target = _local(request.form.get("next"))
     auth = dicepad().auth
     try:
-        auth.attempt(request.remote_addr or "unknown", request.form.get("pin", "").strip())
+        version = auth.attempt(
+            request.remote_addr or "unknown", request.form.get("pin", "").strip()
+        )
     except AuthError as exc:
         html = render_template("login.html", next=target, error=str(exc))
         return make_response(html, exc.status)
-    session[SESSION_KEY] = auth.version
+    session[SESSION_KEY] = version
     session.permanent = True
     rotate_csrf_token()
     return redirect(target)
