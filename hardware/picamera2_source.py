@@ -182,6 +182,18 @@ class Picamera2Source(FrameSource):
         saved = None
         if settings_file is not None and not relock:
             saved = load_settings(settings_file, self.kind)
+        period = flicker_period_us(mains_hz)
+        if saved is not None and saved.flicker_period_us not in (None, period):
+            # calibrated under the other mains frequency (calibrate ran without the service's
+            # ?mains=60): its exposure would beat with these lights, so lock again
+            log.warning(
+                "%s was locked for %s us lamp flicker, the lights here flicker every %s us:"
+                " locking the exposure again",
+                settings_file,
+                saved.flicker_period_us,
+                period,
+            )
+            saved = None
         if saved is None:
             deadline = self._clock.now() + warmup_s
             metadata: dict[str, Any] = {}

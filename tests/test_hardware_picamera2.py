@@ -128,6 +128,25 @@ def test_stored_settings_skip_the_warm_up(picamera2: type[StandInCamera], tmp_pa
         assert picamera2.instances[-1].captures >= 1  # calibration warms up again
 
 
+def test_settings_locked_for_other_mains_are_locked_again(
+    picamera2: type[StandInCamera], tmp_path: Path
+) -> None:
+    """Calibrated for 50 Hz lights (the default), run where the lights are on 60 Hz mains:
+    a 20 ms exposure beats with 8.3 ms flicker, so the camera warms up and locks again."""
+    settings = tmp_path / "camera.json"
+    with Picamera2Source(warmup_s=0.0, settings_file=settings):
+        pass
+    with Picamera2Source(warmup_s=0.0, settings_file=settings, mains_hz=60) as src:
+        assert picamera2.instances[-1].captures >= 1  # not locked from camera.json
+        assert src.settings is not None
+        assert src.settings.flicker_period_us == 8_333
+    again = load_settings(settings, "picamera2")
+    assert again is not None
+    assert again.flicker_period_us == 8_333  # stored for the next start
+    with Picamera2Source(warmup_s=0.0, settings_file=settings, mains_hz=60):
+        assert picamera2.instances[-1].captures == 0
+
+
 def test_one_camera_per_process(picamera2: type[StandInCamera]) -> None:
     with (
         Picamera2Source(warmup_s=0.0),

@@ -128,6 +128,21 @@ def test_serve_refuses_a_port_in_use_and_bad_flags(tmp_path: Path) -> None:
     )  # fmt: skip
     assert bad.returncode == 2
     assert "--max-clients" in bad.stderr
+    # settings from the environment: a clear error before listening, not a traceback after
+    for env, named in (
+        ({"DICEPAD_PORT": "abc"}, "DICEPAD_PORT"),
+        ({"DICEPAD_BUTTONS": "bogus"}, "DICEPAD_BUTTONS"),
+    ):
+        bad = subprocess.run(
+            [sys.executable, "-c", SERVE, "serve", "--host", "127.0.0.1", "--data", str(tmp_path),
+             "--camera", "none"],
+            cwd=REPO, env=os.environ | {"DICEPAD_PIN": PIN} | env, capture_output=True,
+            text=True, timeout=60,
+        )  # fmt: skip
+        assert bad.returncode == 2
+        assert named in bad.stderr
+        assert "Traceback" not in bad.stderr
+        assert "listening" not in bad.stdout
 
 
 def test_a_generated_pin_is_printed_on_first_start_only(

@@ -39,6 +39,19 @@ EXTRA_CONNECTIONS = 100  #: pollers, API clients and requests in flight beyond t
 OUTBUF_HIGH_WATERMARK = 64 * 1024
 
 
+def _port(text: str) -> int:
+    """A TCP port from ``--port`` or ``DICEPAD_PORT``: a clear error, not a traceback."""
+    try:
+        port = int(text)
+    except ValueError:
+        port = -1
+    if not 0 <= port <= 65535:
+        raise argparse.ArgumentTypeError(
+            f"{text!r} is no TCP port (--port or DICEPAD_PORT: a whole number 0-65535)"
+        )
+    return port
+
+
 def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument(
         "--host",
@@ -48,8 +61,8 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     )
     parser.add_argument(
         "--port",
-        type=int,
-        default=int(os.environ.get("DICEPAD_PORT", DEFAULT_PORT)),
+        type=_port,
+        default=os.environ.get("DICEPAD_PORT", str(DEFAULT_PORT)),  # argparse applies _port
         help=f"TCP port (default {DEFAULT_PORT}; 0 picks a free one and prints it)",
     )
     parser.add_argument(
@@ -64,8 +77,9 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         "--camera",
         default=None,
         metavar="SPEC",
-        help="demo | none | picamera2 | opencv:N | files:DIR (default: $DICEPAD_CAMERA or demo); "
-        "none = manual entry only",
+        help="demo | none | picamera2[?mains=60] | opencv:N | /dev/videoN | files:DIR | VIDEO "
+        "| faulty:FAULTS:SPEC, options after ? (README, Cameras; default: $DICEPAD_CAMERA or "
+        "demo); none = manual entry only",
     )
     parser.add_argument(
         "--camera-view",
@@ -94,6 +108,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 def run(args: argparse.Namespace) -> int:
     from waitress.server import create_server
 
+    from hardware.buttons import ButtonConfig
     from server.app import create_app
     from server.services import dicepad
     from server.store import StoreError
@@ -108,6 +123,11 @@ def run(args: argparse.Namespace) -> int:
         )
     except ValueError as exc:  # DICEPAD_CAMERA_VIEW names no view, DICEPAD_IDLE_HOURS no hours
         print(f"dicepad serve: {exc}", file=sys.stderr)
+        return 2
+    try:  # read again by the pad service; a typo must stop us here, not after "listening"
+        ButtonConfig.from_env()
+    except ValueError as exc:
+        print(f"dicepad serve: DICEPAD_BUTTONS: {exc}", file=sys.stderr)
         return 2
     config = dataclasses.replace(config, max_feed_clients=args.max_clients)
     try:
@@ -161,6 +181,13 @@ def run(args: argparse.Namespace) -> int:
     try:
         print(f"dicepad: data in {config.data_dir}; camera {config.camera}", flush=True)
         print(f"dicepad: listening on {url}", flush=True)
+        if args.host in ("0.0.0.0", "::"):  # every interface: say where to point a browser
+            port = server.effective_port
+            print(
+                f"dicepad: open http://localhost:{port}/ here; phones on the same network:"
+                f" http://<this machine's address>:{port}/",
+                flush=True,
+            )
         from hardware.sources import SpecError
         from server.coach_warm import start_coach_warmup
         from server.pad_api import start_pad_service
