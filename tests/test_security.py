@@ -448,6 +448,8 @@ def test_every_kind_of_response_carries_the_hardening_headers(
         assert h["X-Content-Type-Options"] == "nosniff"
         assert h["Referrer-Policy"] == "same-origin"
         assert h["X-Frame-Options"] == "DENY"
+        if r.mimetype == "text/html":  # may hold a CSRF token: no shared cache keeps it
+            assert "private" in h["Cache-Control"] or "no-store" in h["Cache-Control"], r
 
 
 def test_oversized_bodies_are_refused_with_413(app: Flask, client: FlaskClient) -> None:

@@ -181,7 +181,7 @@ def board_part(table_id: str) -> BaseResponse:
 
     response = make_response(render_cache().get(key, render))
     response.set_etag("-".join(map(str, key)))
-    response.headers["Cache-Control"] = "no-cache"
+    response.headers["Cache-Control"] = "private, no-cache"  # the PIN holder sees controls
     return response.make_conditional(request)
 
 

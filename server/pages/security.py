@@ -95,6 +95,10 @@ def _check_api() -> None:
 def _headers(response: Response) -> Response:
     for name, value in HEADERS.items():
         response.headers.setdefault(name, value)
+    if response.mimetype == "text/html" and "Cache-Control" not in response.headers:
+        # a page can carry a session's CSRF token and the PIN holder's controls: never kept
+        # by a shared cache, and fetched afresh (a back button shows no stale table)
+        response.headers["Cache-Control"] = "private, no-cache"
     return response
 
 
