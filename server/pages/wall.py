@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import csv
 import io
+import re
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 
@@ -72,11 +73,19 @@ def high_rollers(records: Records, *, include_hidden: bool = False) -> list[Reco
     return records.wall(game="bolo", kind=HIGH_ROLLER, include_hidden=include_hidden, limit=100)
 
 
+_FORMULA_AFTER_SEPARATOR = re.compile(r"((?:^|[;,\t|])[\s\"']*)(?=[=+\-@])")
+"""The cell's start or a separator a spreadsheet may split on (set to ";" in much of Europe,
+whatever the file uses), then what would start a formula in the cell that split makes."""
+
+
 def safe_cell(value: object) -> object:
-    """A CSV cell a spreadsheet shows as typed (text starting like a formula is quoted)."""
-    if isinstance(value, str) and value.startswith(FORMULA_START):
-        return "'" + value
-    return value
+    """A CSV cell a spreadsheet shows as typed: text starting like a formula is quoted, and so
+    is any part after a separator ("x;=1+1" opened where ";" splits cells is "x" and "=1+1",
+    and quoting the whole cell does not stop that split)."""
+    if not isinstance(value, str):
+        return value
+    value = _FORMULA_AFTER_SEPARATOR.sub(r"\1'", value)
+    return "'" + value if value.startswith(FORMULA_START) else value
 
 
 def to_csv(rows: Iterable[RecordRow]) -> str:
