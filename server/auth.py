@@ -274,13 +274,11 @@ class PinAuth:
         version that was checked, not to whatever is current when the check ends."""
         if len(pin) > MAX_PIN:
             return None
-        self._refresh()
+        version = self._remembered(pin)
+        if version is not None:
+            return version
         with self._lock:
-            memo, stored, version = self._memo, self._hash, self._version
-        if memo is not None:
-            candidate = hmac.new(self._memo_key, pin.encode(), hashlib.sha256).digest()
-            if hmac.compare_digest(candidate, memo):
-                return version
+            stored, version = self._hash, self._version
         if stored is None:
             return None
         with self._hashing:
@@ -289,17 +287,32 @@ class PinAuth:
         self._remember(pin, version)
         return version
 
+    def _remembered(self, pin: str) -> int | None:
+        """The current PIN version if ``pin`` is the PIN verified before (no scrypt), else None."""
+        self._refresh()
+        with self._lock:
+            memo, version = self._memo, self._version
+        if memo is None:
+            return None
+        candidate = hmac.new(self._memo_key, pin.encode(), hashlib.sha256).digest()
+        return version if hmac.compare_digest(candidate, memo) else None
+
     def attempt(self, address: str, pin: str) -> int:
         """Check a PIN sent by ``address``; the PIN version it is right for, or raises
-        :class:`LockedOutError` or :class:`WrongPinError`. The attempt is counted before the
-        check (:meth:`FailureLimiter.begin`), so parallel guesses cannot outrun the limit."""
-        self.limiter.begin(address)
-        version = self.verified(pin)
-        if version is not None:
-            self.limiter.success(address)
-            return version
-        self.limiter.failure(address)
-        raise WrongPinError("wrong PIN")
+        :class:`LockedOutError` or :class:`WrongPinError`. A PIN that must be hashed is counted
+        as a failure before the check (:meth:`FailureLimiter.begin`), so parallel guesses
+        cannot outrun the limit; the PIN already verified is not, so a scorekeeper's parallel
+        calls with it never lock its own address out."""
+        self.limiter.check(address)
+        version = self._remembered(pin) if len(pin) <= MAX_PIN else None
+        if version is None:
+            self.limiter.begin(address)
+            version = self.verified(pin)
+            if version is None:
+                self.limiter.failure(address)
+                raise WrongPinError("wrong PIN")
+        self.limiter.success(address)
+        return version
 
 
 def load_or_create_secret(path: Path) -> bytes:

@@ -199,6 +199,25 @@ def test_a_burst_of_parallel_guesses_is_held_to_the_limit(
     assert slow.most <= SCRYPT_AT_ONCE
 
 
+def test_the_pin_already_verified_is_not_held_up_by_guesses_in_flight(
+    app: Flask, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A scorekeeper's calls with the right PIN need no hash and are never counted: guesses
+    still being hashed from the same address (or its own parallel calls) cannot lock it out."""
+    auth = dicepad(app).auth
+    auth.attempt("10.0.0.5", PIN)  # verified once: remembered
+    slow = SlowHash(monkeypatch)
+    threads, out = _in_threads([lambda: auth.attempt("10.0.0.5", "1111")] * 3)
+    for _ in range(2):
+        assert slow.started.acquire(timeout=5)
+    time.sleep(0.1)  # the third is counted and waits for a hash slot
+    assert auth.attempt("10.0.0.5", PIN) == auth.version  # pin_max_failures guesses counted
+    slow.release.set()
+    for t in threads:
+        t.join(10)
+    assert all(isinstance(o, WrongPinError) for o in out)
+
+
 def test_a_check_of_the_old_pin_that_ends_after_a_rotation_does_not_revive_it(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
