@@ -132,11 +132,12 @@ def test_serve_refuses_a_port_in_use_and_bad_flags(tmp_path: Path) -> None:
     for env, named in (
         ({"DICEPAD_PORT": "abc"}, "DICEPAD_PORT"),
         ({"DICEPAD_BUTTONS": "bogus"}, "DICEPAD_BUTTONS"),
+        ({"DICEPAD_CAMERA": "webcam"}, "webcam"),
     ):
         bad = subprocess.run(
-            [sys.executable, "-c", SERVE, "serve", "--host", "127.0.0.1", "--data", str(tmp_path),
-             "--camera", "none"],
-            cwd=REPO, env=os.environ | {"DICEPAD_PIN": PIN} | env, capture_output=True,
+            [sys.executable, "-c", SERVE, "serve", "--host", "127.0.0.1", "--data", str(tmp_path)],
+            cwd=REPO, env=os.environ | {"DICEPAD_PIN": PIN, "DICEPAD_CAMERA": "none"} | env,
+            capture_output=True,
             text=True, timeout=60,
         )  # fmt: skip
         assert bad.returncode == 2

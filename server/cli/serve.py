@@ -109,6 +109,7 @@ def run(args: argparse.Namespace) -> int:
     from waitress.server import create_server
 
     from hardware.buttons import ButtonConfig
+    from hardware.sources import SpecError, parse_spec, validate_spec
     from server.app import create_app
     from server.services import dicepad
     from server.store import StoreError
@@ -128,6 +129,11 @@ def run(args: argparse.Namespace) -> int:
         ButtonConfig.from_env()
     except ValueError as exc:
         print(f"dicepad serve: DICEPAD_BUTTONS: {exc}", file=sys.stderr)
+        return 2
+    try:
+        validate_spec(parse_spec(config.camera))
+    except SpecError as exc:
+        print(f"dicepad serve: camera {config.camera!r}: {exc}", file=sys.stderr)
         return 2
     config = dataclasses.replace(config, max_feed_clients=args.max_clients)
     try:
@@ -188,7 +194,6 @@ def run(args: argparse.Namespace) -> int:
                 f" http://<this machine's address>:{port}/",
                 flush=True,
             )
-        from hardware.sources import SpecError
         from server.coach_warm import start_coach_warmup
         from server.pad_api import start_pad_service
 
