@@ -47,7 +47,7 @@ DICE = 5
 HIGHLIGHT_MIN = 1000
 HIT_EVERY = 1000  #: B-8: one bong hit per 1000 points of a turn
 
-IDS = RuleIds(keep="B-2", hot="B-4", cocked="B-9/B16")
+IDS = RuleIds(keep="B-2", hot="B-4", cocked="B-9/B16", cocked_option="bolo.sloppy_dice")
 
 
 @dataclass(frozen=True)

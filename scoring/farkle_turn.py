@@ -33,6 +33,7 @@ class RuleIds:
     keep: str  #: must keep at least one scoring die / only legal keeps
     hot: str  #: every die scored: roll them all again, no banking
     cocked: str  #: which dice a cocked / sloppy re-roll covers
+    cocked_option: str  #: the house rule that says so (named in its message)
 
 
 @dataclass(frozen=True)
@@ -182,6 +183,7 @@ def keep_option(turn: Turn, option: KeepOption, total: int) -> Turn:
         hot=hot,
         may_stop=option.may_stop and not hot,
         cycle_start=len(turn.steps) + 1 if hot else turn.cycle_start,
+        clause_rerolls=0 if hot else turn.clause_rerolls,  # Bolo B13 counts per 5-dice cycle
     )
 
 
@@ -233,7 +235,8 @@ def apply_reroll(turn: Turn, dice: Dice, rule: CockedRule, ids: RuleIds) -> Turn
         )
     if rule == "reroll_all_just_rolled" and chosen != turn.roll:
         raise IllegalActionError(
-            f"{ids.cocked} (cocked_dice=reroll_all_just_rolled): re-roll every die just rolled"
+            f"{ids.cocked} ({ids.cocked_option}=reroll_all_just_rolled):"
+            " re-roll every die just rolled"
         )
     return replace(turn, phase="reroll", roll=_minus(turn.roll, chosen), rerolling=len(chosen))
 

@@ -56,7 +56,7 @@ DICE = 6
 #: A single roll or a banked turn worth at least this goes to the high-roll wall.
 HIGHLIGHT_MIN = 1000
 
-IDS = RuleIds(keep="YBI-4", hot="YBI-6", cocked="Y16")
+IDS = RuleIds(keep="YBI-4", hot="YBI-6", cocked="Y16", cocked_option="ybi.cocked_dice")
 
 
 @dataclass(frozen=True)

@@ -290,6 +290,18 @@ def test_b13_yahtzee_clause() -> None:
     assert GAME.expecting(off).player == "Bob"
 
 
+def test_b13_the_yahtzee_clause_is_counted_per_cycle_not_per_turn() -> None:
+    """ "The dice kept in the current 5-dice cycle": once all five have scored and the player
+    rolls all five again, a new cycle starts, and with it a new chance for the clause."""
+    first = [R(4, 4, 4, 2, 3), K(4, 4, 4), R(4, 4), Reroll((), "yahtzee"), R(5, 5), K(5, 5)]
+    s = play(new(), [*first, R(3, 3, 3, 2, 6), K(3, 3, 3), R(3, 3)])
+    assert yahtzee_ready(s)
+    s = play(s, [Reroll((3, 3), "yahtzee"), R(1, 5), K(1, 5)])
+    assert s.turn.points == 400 + 100 + 300 + 150
+    again = play(s, [R(6, 6, 6, 2, 3), K(6, 6, 6), R(6, 6), Reroll((), "yahtzee"), R(6, 6)])
+    assert not yahtzee_ready(again)  # once in this third cycle too
+
+
 def test_b14_van_halen_off() -> None:
     five = [R(2, 2, 2, 2, 2), K(2, 2, 2, 2, 2), R(1, 2, 3, 4, 5), K(1, 5), B]
     assert play(new(), five).hits == (6, 0)
@@ -311,7 +323,7 @@ def test_b16_sloppy_dice() -> None:
     s = play(new(), [R(1, 2, 3, 6, 6), Reroll((6,), "sloppy"), R(5)])
     assert s.turn.roll == (1, 2, 3, 5, 6)
     strict = play(new(sloppy_dice="reroll_all_just_rolled"), [R(1, 2, 3, 6, 6)])
-    with pytest.raises(IllegalActionError, match="reroll_all_just_rolled"):
+    with pytest.raises(IllegalActionError, match=r"bolo\.sloppy_dice=reroll_all_just_rolled"):
         GAME.apply(strict, Reroll((6,)))
     assert GAME.expecting(GAME.apply(strict, Reroll(()))).dice == 5
 

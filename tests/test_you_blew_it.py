@@ -384,7 +384,7 @@ def test_y16_cocked_die_reroll_only_the_offending_dice() -> None:
 
 def test_y16_reroll_all_just_rolled() -> None:
     s = play(new(cocked_dice="reroll_all_just_rolled"), [R(2, 2, 3, 3, 4, 6)])
-    with pytest.raises(IllegalActionError, match="reroll_all_just_rolled"):
+    with pytest.raises(IllegalActionError, match=r"ybi\.cocked_dice=reroll_all_just_rolled"):
         GAME.apply(s, Reroll((6,)))
     s = GAME.apply(s, Reroll(()))
     assert GAME.expecting(s).dice == 6
