@@ -99,7 +99,13 @@ class HouseRules:
         True, "B14: a board of exactly van_halen_score earns a bonus bong hit"
     )
     van_halen_score: int = house_rule(5150, "B14: the Van Halen board score")
-    high_roller_min: int = house_rule(5000, "B15: a single roll worth this signs the pad")
+    high_roller_min: int = house_rule(5000, "B15: a roll (or turn) worth this signs the pad")
+    high_roller_on: str = house_rule(
+        "roll",
+        "B15: what must be worth high_roller_min to sign the pad: a single roll, or a banked "
+        "turn's total",
+        ("roll", "turn_total"),
+    )
     sloppy_dice: str = house_rule(
         "reroll_offending",
         "B16/C1: off-pad or cocked dice: re-roll only them, or every die just rolled",
@@ -551,16 +557,20 @@ class Bolo(FarkleGame[State, HouseRules]):
         banked = after.turns[-1] if len(after.turns) > len(settled.turns) else None
         steps = banked.steps if banked is not None else after.turn.steps
         player = banked.player if banked is not None else after.player
+        by_roll = rules.high_roller_on == "roll"
         if len(steps) > len(prior):
             step = steps[-1]
-            if step.points >= rules.high_roller_min:
+            if by_roll and step.points >= rules.high_roller_min:
                 text = f"{player}: HIGH ROLLER, {step.points} in one roll ({words(step.roll)})"
                 out.append(Highlight("high_roller", player, step.points, step.roll, text))
             elif step.points >= HIGHLIGHT_MIN:
                 text = f"{player}: {step.points} in one roll ({words(step.roll)})"
                 out.append(Highlight("roll", player, step.points, step.roll, text))
         if banked is not None and banked.status == "banked":
-            if banked.points >= HIGHLIGHT_MIN:
+            if not by_roll and banked.points >= rules.high_roller_min:
+                text = f"{player}: HIGH ROLLER, {banked.points} in one turn"
+                out.append(Highlight("high_roller", player, banked.points, (), text))
+            elif banked.points >= HIGHLIGHT_MIN:
                 text = f"{player} took {banked.points} in one turn ({banked.hits} bong hits)"
                 out.append(Highlight("turn", player, banked.points, (), text))
             if any(n.startswith("Van Halen") for n in banked.notes):

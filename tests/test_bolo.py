@@ -319,6 +319,21 @@ def test_b15_high_roller_and_bolo_after_five_of_a_kind() -> None:
     assert [h.kind for h in found] == ["roll"]
 
 
+def test_b15_high_roller_on_a_turn_total() -> None:
+    """The alternative reading of "a roll of 5000 or better": the banked turn's total."""
+    rules = {"high_roller_on": "turn_total", "high_roller_min": 1040}
+    turn = [R(1, 1, 1, 2, 3), K(1, 1, 1), R(5, 2), K(5)]  # 1000 + 50
+    s, found = highlights(new(**rules), turn)
+    assert [h.kind for h in found] == ["roll"]  # no single roll signs the pad now
+    _, found = highlights(s, [B])
+    assert [(h.kind, h.player, h.points) for h in found] == [("high_roller", "Ann", 1050)]
+    assert "in one turn" in found[0].text
+    _, found = highlights(new(high_roller_min=1040), [*turn, B])  # by a roll, the default
+    assert [(h.kind, h.points) for h in found] == [("roll", 1000), ("turn", 1050)]
+    _, found = highlights(new(**rules | {"high_roller_min": 5000}), [*turn, B])
+    assert [h.kind for h in found] == ["roll", "turn"]
+
+
 def test_b16_sloppy_dice() -> None:
     s = play(new(), [R(1, 2, 3, 6, 6), Reroll((6,), "sloppy"), R(5)])
     assert s.turn.roll == (1, 2, 3, 5, 6)
