@@ -17,6 +17,7 @@ already shows it settled.
 
 from __future__ import annotations
 
+import itertools
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from functools import lru_cache
@@ -54,8 +55,14 @@ IDS = RuleIds(keep="B-2", hot="B-4", cocked="B-9/B16", cocked_option="bolo.slopp
 class HouseRules:
     """Every Bolo ambiguity of RULES.md 2.2 (B1-B17) with its default."""
 
+    start_order: str = house_rule(
+        "lineup",
+        "B-1: who starts: the players as listed or set with a line-up (the table rolls for it "
+        "off the books), or one die each on the pad, highest starts, clockwise from there",
+        ("lineup", "roll"),
+    )
     start_order_ties: str = house_rule(
-        "reroll", "B1: tied start rolls roll again (the order is set with a line-up)", ("reroll",)
+        "reroll", "B1: tied start rolls: the tied players roll again", ("reroll",)
     )
     four_of_a_kind: str = house_rule(
         "double_triple",
@@ -222,6 +229,8 @@ class State:
     over: bool = False
     winners: tuple[str, ...] = ()
     reason: str = ""
+    order: tuple[int, ...] = ()  #: B-1 order roll under way: the players rolling this round
+    order_faces: tuple[int, ...] = ()  #: ... the faces they rolled so far, in that order
 
     @property
     def player(self) -> str:
@@ -291,8 +300,46 @@ def yahtzee_ready(state: State) -> bool:
     )
 
 
+def _settle_order(state: State) -> State:
+    """A round of the order roll every contender has rolled (B-1): the highest starts, and
+    play goes clockwise (the listed order) from there; tied players roll again (B1). Like a
+    BOLO it stands until the next action, so the last die can still be re-rolled if cocked."""
+    if not state.order or len(state.order_faces) < len(state.order):
+        return state
+    best = max(state.order_faces)
+    tied = tuple(p for p, f in zip(state.order, state.order_faces, strict=True) if f == best)
+    if len(tied) == 1:
+        return replace(state, order=(), order_faces=(), current=tied[0])
+    return replace(state, order=tied, order_faces=(), current=tied[0])
+
+
+def _apply_order(state: State, action: Action) -> State:
+    """An action while the order is rolled for: one die each (or a line-up, or the end)."""
+    if type(action) is Roll:
+        if len(action.dice) != 1:
+            raise IllegalActionError(
+                f"B-1: the order of play is one die each; {state.player} rolled {len(action.dice)}"
+            )
+        faces = (*state.order_faces, action.dice[0])
+        nxt = state.order[len(faces)] if len(faces) < len(state.order) else state.current
+        return replace(state, order_faces=faces, current=nxt)
+    raise IllegalActionError(
+        f"B-1: first the order of play: {state.player} rolls one die (or set a line-up)"
+    )
+
+
+def _reroll_order(state: State, action: Reroll) -> State:
+    """A cocked or sloppy order die is thrown again: the last one rolled is taken back."""
+    if action.dice and tuple(action.dice) != state.order_faces[-1:]:
+        raise IllegalActionError(f"B-1: the last order die rolled was a {state.order_faces[-1]}")
+    faces = state.order_faces[:-1]
+    return replace(state, order_faces=faces, current=state.order[len(faces)])
+
+
 def _settle(state: State) -> State:
-    """Apply a pending BOLO (the roll stood until the next action; see farkle_turn)."""
+    """Apply a pending BOLO (the roll stood until the next action; see farkle_turn), or a
+    finished round of the order roll."""
+    state = _settle_order(state)
     if state.turn.phase != "blown" or state.over:
         return state
     turn, i = state.turn, state.current
@@ -396,15 +443,20 @@ class Bolo(FarkleGame[State, HouseRules]):
         if len(set(names)) != len(names):
             raise ValueError("B-1: player names must be unique")
         n = len(names)
-        return State(parsed, names, (0,) * n, (False,) * n, (0,) * n)
+        order = tuple(range(n)) if parsed.start_order == "roll" and n > 1 else ()
+        return State(parsed, names, (0,) * n, (False,) * n, (0,) * n, order=order)
 
     # -- play ----------------------------------------------------------------------------
     def apply(self, state: State, action: Action) -> State:
+        if isinstance(action, Reroll) and state.order_faces:
+            return _reroll_order(state, action)
         if isinstance(action, Reroll) and state.turn.phase in ("keep", "blown"):
             return self._apply_reroll(state, action)
         state = _settle(state)
         if state.over:
             raise IllegalActionError("B-7: the game is over")
+        if state.order and not isinstance(action, Lineup | End | SetRule):
+            return _apply_order(state, action)
         turn = state.turn
         tbl = table(state.rules)
         if type(action) is Roll:  # a Reveal is Gords' (a Roll subclass)
@@ -428,7 +480,7 @@ class Bolo(FarkleGame[State, HouseRules]):
                 raise IllegalActionError(
                     f"B-1: the order must name every player once: {', '.join(state.players)}"
                 )
-            return replace(state, players=tuple(action.order))
+            return replace(state, players=tuple(action.order), order=(), order_faces=(), current=0)
         if isinstance(action, End):
             why = "ended by the scorekeeper"
             return replace(state, over=True, winners=(), reason=why, turn=Turn())
@@ -484,6 +536,8 @@ class Bolo(FarkleGame[State, HouseRules]):
 
     def legal_actions(self, state: State) -> list[Action]:
         out: list[Action] = []
+        if state.order_faces:
+            out.append(Reroll(state.order_faces[-1:]))
         if state.turn.phase in ("keep", "blown"):
             out.append(Reroll(()))
             if yahtzee_ready(state):
@@ -516,6 +570,10 @@ class Bolo(FarkleGame[State, HouseRules]):
         settled = _settle(state)
         if settled.over:
             return Expecting(None, "none", 0, f"Game over: {settled.reason}")
+        if settled.order:
+            again = " again (a tie)" if len(settled.order) < len(settled.players) else ""
+            text = f"{settled.player}: roll 1 die for the order of play{again}"
+            return Expecting(settled.player, "roll", 1, text)
         player, turn = settled.player, settled.turn
         n = turn.dice_wanted(DICE)
         dice = n_dice(n)
@@ -602,6 +660,10 @@ class Bolo(FarkleGame[State, HouseRules]):
             **turn_view(state.turn, settled.turn, DICE),
             "yahtzee_clause": yahtzee_ready(state),
             "options": options_view(state.turn, table(rules)),
+            "order_roll": [  # B-1 under way: this round's rollers and the faces they rolled
+                [settled.players[p], f]
+                for p, f in itertools.zip_longest(settled.order, settled.order_faces)
+            ],
         }
 
     def _fields(self, state: State) -> dict[str, Any]:
@@ -621,6 +683,8 @@ class Bolo(FarkleGame[State, HouseRules]):
             "state_over": state.over,
             "state_winners": list(state.winners),
             "state_reason": state.reason,
+            "order": list(state.order),
+            "order_faces": list(state.order_faces),
         }
 
     def _decode(self, src: Mapping[str, Any]) -> State:
@@ -640,6 +704,8 @@ class Bolo(FarkleGame[State, HouseRules]):
             over=bool(src["state_over"]),
             winners=tuple(src["state_winners"]),
             reason=str(src["state_reason"]),
+            order=tuple(int(p) for p in src.get("order", ())),  # absent in older digests
+            order_faces=tuple(int(f) for f in src.get("order_faces", ())),
         )
 
 

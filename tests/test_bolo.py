@@ -372,3 +372,36 @@ def test_a_damaged_saved_state_is_a_clear_error() -> None:
         GAME.state_from_json({k: v for k, v in j.items() if k != "boards"})
     with pytest.raises(ValueError, match="bad bolo state"):
         GAME.state_from_json({**j, "turns": 7})
+
+
+def test_b1_the_order_roll_one_die_each_highest_starts() -> None:
+    assert GAME.expecting(new()).dice == 5  # by default the players are listed in order
+    three = GAME.new(players=["Ann", "Bob", "Cy"], rules={"start_order": "roll"})
+    e = GAME.expecting(three)
+    assert (e.player, e.action, e.dice) == ("Ann", "roll", 1)
+    with pytest.raises(IllegalActionError, match="B-1: the order of play is one die each"):
+        GAME.apply(three, R(1, 2, 3, 4, 5))
+    s = play(three, [R(6), R(2), R(6)])  # Ann and Cy tie: they roll again (B1)
+    e = GAME.expecting(s)
+    assert (e.player, e.dice) == ("Ann", 1)
+    assert "again" in e.text
+    s = play(s, [R(1), R(4)])
+    e = GAME.expecting(s)
+    assert (e.player, e.action, e.dice) == ("Cy", "roll", 5)  # Cy starts
+    s = play(s, [R(1, 2, 3, 4, 6), K(1), B])
+    assert GAME.expecting(s).player == "Ann"  # then clockwise: the listed order, wrapping
+    assert GAME.state_from_json(GAME.state_to_json(s)) == s
+
+
+def test_b1_an_order_die_can_be_re_rolled_or_the_order_set_by_a_line_up() -> None:
+    two = new(start_order="roll")
+    s = play(two, [R(3), R(5)])  # Bob's 5 stands until the next action...
+    assert Reroll((5,)) in GAME.legal_actions(s)
+    back = GAME.apply(s, Reroll((5,), "cocked"))  # ...so a cocked die is thrown again
+    assert GAME.expecting(back).player == "Bob"
+    assert GAME.state_from_json(GAME.state_to_json(back)) == back
+    s = play(back, [R(2)])
+    assert (GAME.expecting(s).player, GAME.expecting(s).dice) == ("Ann", 5)
+    lined = GAME.apply(play(two, [R(4)]), Lineup(("Bob", "Ann")))
+    assert (GAME.expecting(lined).player, GAME.expecting(lined).dice) == ("Bob", 5)
+    assert GAME.expecting(GAME.new(players=["Ann"], rules={"start_order": "roll"})).dice == 5
