@@ -647,6 +647,21 @@ def test_bolo_house_rule_reroll_all_and_bar_dice_default() -> None:
     assert bar.expecting(applied("bar-dice", s, d)).dice == 5
 
 
+def test_the_bolo_order_roll_is_read_one_die_at_a_time() -> None:
+    bolo = games.find("bolo")
+    s = bolo.new(players=["Ann", "Bob"], rules={"bolo.start_order": "roll"})
+    d = decide(bolo, s, reading(3))
+    assert d.actions == (Roll((3,)),)
+    s = applied("bolo", s, d)
+    d = decide(bolo, s, reading(5, flags={0: (DieFlag.COCKED,)}))  # Bob's die is cocked
+    assert d.actions == (Roll((5,)), Reroll((5,), "cocked"))
+    s = applied("bolo", s, d)
+    assert bolo.expecting(s).player == "Bob"  # throws it again
+    s = applied("bolo", s, decide(bolo, s, reading(6)))
+    e = bolo.expecting(s)
+    assert (e.player, e.dice) == ("Bob", 5)  # his 6 beats Ann's 3: he starts
+
+
 def test_too_few_dice_is_a_sloppy_reroll_without_an_action() -> None:
     game = games.find("bolo")
     state = game.new(players=["Ann"])
