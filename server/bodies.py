@@ -155,7 +155,8 @@ takes "²", which ``int`` refuses, and ``int`` refuses over 4300 digits: both we
 
 
 def whole_number(raw: str) -> int | None:
-    """``raw`` as a whole number, or None when it is not ASCII digits that fit in 64 bits."""
+    """``raw`` as a whole number, or None when it is not 1-19 ASCII digits (the callers
+    bound the value itself: ``int_arg``'s range, the feed's catch-up from any event number)."""
     return int(raw) if WHOLE_NUMBER.fullmatch(raw) else None
 
 
