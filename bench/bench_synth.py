@@ -625,6 +625,7 @@ def bench_learnt(quick: bool) -> None:
         rng = np.random.default_rng(seed)
         counts = dict.fromkeys(("learnt",), 0)
         tally: dict[str, list[int]] = {}
+        times: dict[str, list[float]] = {}
         for _ in range(groups):
             look = synth.random_scene(rng, n_dice=0)
             die_mm = float(rng.uniform(14, 19))
@@ -645,7 +646,10 @@ def bench_learnt(quick: bool) -> None:
                 shot = synth.render(scene, rng=rng)
                 pad = shot.truth.pad
                 for tag, p in (("without", pad), ("with", replace(pad, flat_side_px=side))):
+                    t0 = time.perf_counter()
                     reading = read_roll(shot.image, pad=p)
+                    if side is not None:  # the same frames both ways
+                        times.setdefault(tag, []).append(time.perf_counter() - t0)
                     for d, i in match(shot.truth.dice, reading):
                         if i is None:
                             continue
@@ -658,18 +662,26 @@ def bench_learnt(quick: bool) -> None:
                                 d.tilt_deg == 0 and not d.stacked and d.on_pad,
                                 bool(f & {DieFlag.COCKED, DieFlag.STACKED}),
                             ),
+                            ("not stacked, STACKED", not d.stacked, DieFlag.STACKED in f),
                         ):
                             if mine:
                                 t = tally.setdefault(f"{tag} {what}", [0, 0])
                                 t[0] += hit
                                 t[1] += 1
         print(f"  {label}: size learnt for {counts['learnt']} of {groups} cameras")
-        for what in ("on top", "stacked", "flat flagged"):
+        for what in ("on top", "stacked", "flat flagged", "not stacked, STACKED"):
             line = []
             for tag in ("without", "with"):
                 k, n = tally.get(f"{tag} {what}", [0, 0])
                 line.append(f"{tag} {k}/{n} = {k / max(n, 1):.4f}")
             print(f"    {what:13s} " + ";  ".join(line))
+        if times.get("with"):
+            ratios = [w / o for w, o in zip(times["with"], times["without"], strict=True)]
+            print(
+                f"    read_roll where the size is learnt: without {ms(times['without'])},"
+                f" with {ms(times['with'])}; with / without per frame, median"
+                f" {statistics.median(ratios):.3f}"
+            )
 
 
 SECTIONS = {

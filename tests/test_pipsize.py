@@ -17,8 +17,8 @@ from vision import synth
 from vision.detect import read_roll
 from vision.flags import DieView, Evidence, FlagParams, size_cues
 from vision.params import DetectorParams
-from vision.pipsize import FaceSize, face_size, size_ratio, square_on, symmetry_centre
-from vision.reading import DieFlag, Pad
+from vision.pipsize import face_size, size_ratio, square_on, symmetry_centre
+from vision.reading import DieFlag, FaceSize, Pad
 
 
 def size_ratios(*args: Any, **kwargs: Any) -> list[float | None]:
@@ -304,6 +304,66 @@ def test_a_lone_die_on_another_is_told_by_the_pads_learnt_flat_size() -> None:
             pad = dataclasses.replace(lone.truth.pad, flat_side_px=side)
             (die,) = read_roll(lone.image, pad=pad).dice
             assert not die.flags
+
+
+def test_a_die_on_a_die_beside_another_is_told_by_the_learnt_size_alone() -> None:
+    """A die squarely on another, touching a flat die: the model passes it and, touching, the
+    dice of the frame are not compared (a die beside another is the model's to judge). The
+    pad's learnt flat size needs no neighbour: measured against it, the die is one die nearer
+    (``FlagParams.size_ratio_learnt``), and the flat die beside it is not flagged."""
+    from vision.pipsize import learned_side
+
+    side = learned_side(flat_roll_samples() * 2)
+    assert side is not None
+    style = synth.STYLES["white"]
+    without = DetectorParams(flags=FlagParams(size_ratio_learnt=0.0))
+    for value in (2, 5):
+        below = synth.DieSpec(1, (20.0, 10.0), 0.0, 0.0, 0.0, 0.0, 16.0, style)
+        on_top = synth.DieSpec(value, (20.0, 10.0), 30.0, 1.0, 0.0, 16.0, 16.0, style, on_die=0)
+        beside = synth.DieSpec(3, (38.0, 12.0), 5.0, 0.0, 0.0, 0.0, 16.0, style)
+        shot = synth.render(synth.Scene((below, on_top, beside), **LOOK))
+        pad = dataclasses.replace(shot.truth.pad, flat_side_px=side)
+        for params, caught in ((DetectorParams(), True), (without, False)):
+            dice = {d.value: d for d in read_roll(shot.image, pad=pad, params=params).dice}
+            assert sorted(dice) == sorted((value, 3))
+            assert (DieFlag.STACKED in dice[value].flags) is caught
+            assert not dice[3].flags
+
+
+def test_a_new_larger_set_of_dice_is_not_taken_for_stacks() -> None:
+    """The bar brings out dice 6 % larger than the size the pad learnt: every one of them
+    measures as large as a die on a die. No flat die of the frame bears the learnt size out,
+    so it judges no die on its own (the pad service then learns the new size)."""
+    from vision.pipsize import learned_side
+
+    side = learned_side(flat_roll_samples() * 2)
+    assert side is not None
+    big = flat_roll(17.0)
+    pad = dataclasses.replace(big.truth.pad, flat_side_px=side)
+    dice = read_roll(big.image, pad=pad).dice
+    assert len(dice) == 5
+    larger = FlagParams().size_ratio_learnt
+    assert all(d.face is not None and d.face.side_px > larger * side for d in dice)
+    assert not any(d.flags for d in dice)
+
+
+def test_the_pad_service_reuses_the_sizes_the_flags_measured() -> None:
+    """With a learnt flat size the flags measure every flat die's pips; the reading keeps
+    those measurements, so the flat dice of a settled roll are not measured twice (here: the
+    samples come out the same from a blank frame)."""
+    from vision.pipsize import flat_samples, learned_side
+
+    shot = flat_roll()
+    pad = shot.truth.pad
+    first = read_roll(shot.image, pad=pad)
+    assert all(d.face is None for d in first.dice)  # nothing to compare with: nothing measured
+    side = learned_side(flat_samples(shot.image, first.dice, pad) * 2)
+    assert side is not None
+    reading = read_roll(shot.image, pad=dataclasses.replace(pad, flat_side_px=side))
+    assert all(d.face is not None and d.face.consistent for d in reading.dice)
+    blank = np.zeros_like(shot.image)
+    assert flat_samples(blank, reading.dice, pad) == flat_samples(shot.image, first.dice, pad)
+    assert flat_samples(blank, first.dice, pad) == []
 
 
 def test_a_die_on_a_die_falls_back_on_the_learnt_size_when_no_flat_die_measures_well() -> None:

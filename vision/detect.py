@@ -18,11 +18,11 @@ import numpy as np
 from vision.classify import DieCut, ValueGuess, classify, cut_die
 from vision.colour import body_colour
 from vision.face import face_side, square_corners
-from vision.flags import DieView, judge_all
+from vision.flags import DieView, judge
 from vision.locate import Candidate, locate
 from vision.nets import U8, Nets, load_nets
 from vision.params import DetectorParams
-from vision.reading import DieFlag, DieReading, Pad, Reading
+from vision.reading import DieFlag, DieReading, FaceSize, Pad, Reading
 from vision.relook import recentred, undersized, unsure_ones
 
 _DEFAULT = DetectorParams()
@@ -91,7 +91,7 @@ def read_roll(
         )
         readings.append(reading)
     marks = _judge_flags(image, dice, readings, pad, params)
-    readings = [replace(r, flags=f) for r, f in zip(readings, marks, strict=True)]
+    readings = [replace(r, flags=f, face=m) for r, (f, m) in zip(readings, marks, strict=True)]
     readings.sort(key=lambda d: (d.center_xy[1], d.center_xy[0]))
     h, w = image.shape[:2]
     return Reading(tuple(readings), (w, h))
@@ -216,18 +216,19 @@ def _judge_flags(
     readings: Sequence[DieReading],
     pad: Pad | None,
     params: DetectorParams,
-) -> list[frozenset[DieFlag]]:
+) -> list[tuple[frozenset[DieFlag], FaceSize | None]]:
     """The flags of every die, in order: UNREADABLE and OFF_PAD from the reading and the pad,
-    COCKED / STACKED from ``vision.flags`` (all dice of the frame in one batched pass)."""
+    COCKED / STACKED from ``vision.flags`` (all dice of the frame in one batched pass); and
+    the top face as the flags measured it from its pips, if they did."""
     views = [DieView(d.candidate.center_xy, d.side_px, d.angle_deg) for d in dice]
     values = [r.value for r in readings]
-    judged = judge_all(frame, views, values=values, pad=pad, params=params.flags)
+    judged = judge(frame, views, values=values, pad=pad, params=params.flags)
     out = []
-    for reading, marks in zip(readings, judged, strict=True):
-        flags = set(marks)
+    for reading, evidence in zip(readings, judged, strict=True):
+        flags = set(evidence.flags(params.flags))
         if reading.value is None:
             flags.add(DieFlag.UNREADABLE)
         if pad is not None and not pad.contains(reading.center_xy, margin=params.off_pad_margin_px):
             flags.add(DieFlag.OFF_PAD)
-        out.append(frozenset(flags))
+        out.append((frozenset(flags), evidence.face))
     return out

@@ -30,13 +30,12 @@ import functools
 import math
 import statistics
 from collections.abc import Sequence
-from dataclasses import dataclass
 
 import cv2
 import numpy as np
 import numpy.typing as npt
 
-from vision.reading import DieReading, Pad, Point
+from vision.reading import DieReading, FaceSize, Pad, Point
 
 U8 = npt.NDArray[np.uint8]
 F32 = npt.NDArray[np.float32]
@@ -88,18 +87,6 @@ _CENTRED = 0.03  # the pip ink's centroid within this many sides of the symmetry
 _SQUARE = 0.04  # the layout's width over its height within this fraction of 1
 _HOLE = 0.17  # ... and a centre pip within this: left out, as it weighs the moment only down
 _DISC = 0.47  # the face's pips lie within this many sides of its centre (corner pips: 0.46)
-
-
-@dataclass(frozen=True)
-class FaceSize:
-    """A top face measured from its pips."""
-
-    side_px: float  # the top face's side, frame px
-    center_xy: Point  # the centre of its pip pattern, frame px
-    angle_deg: float  # its turn, degrees in [0, 90) (or [0, 180) for 2, 3 and 6)
-    consistent: bool  # fit and moment agree, ink centred, as wide as tall
-    squeeze: float | None = None  # 4-6: the layout's width over its height, over a flat face's
-    fits: bool = True  # fit and moment agree, ink centred: the pips were measured well
 
 
 def _warp(frame: U8, center: Point, px_per_side: float, out: int) -> U8:
@@ -369,7 +356,8 @@ def flat_side_at(pad: Pad | None, xy: Point) -> float | None:
 
 def flat_samples(frame: U8, dice: Sequence[DieReading], pad: Pad | None) -> list[float]:
     """The top faces of the dice of a settled roll that lie flat -- read 2-6, no flag, a
-    consistent pip layout -- measured (``face_size``) and carried to the pad's centre
+    consistent pip layout -- measured (``face_size``; a die the flags measured already,
+    ``DieReading.face``, is not measured again) and carried to the pad's centre
     (``at_centre``): samples for :func:`learned_side`. Needs a quadrilateral pad."""
     if pad is None or _quad(pad) is None:
         return []
@@ -377,7 +365,7 @@ def flat_samples(frame: U8, dice: Sequence[DieReading], pad: Pad | None) -> list
     for d in dice:
         if d.flags or d.value is None or not 2 <= d.value <= 6:
             continue
-        size = face_size(frame, d.center_xy, d.size_px, d.value)
+        size = d.face if d.face is not None else face_size(frame, d.center_xy, d.size_px, d.value)
         if size is not None and size.consistent:
             faces.append(size)
     k = _to_centre(pad, [f.center_xy for f in faces]) if faces else None

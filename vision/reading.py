@@ -78,6 +78,18 @@ def _distance_to_polygon(xy: Point, pts: tuple[Point, ...]) -> float:
 
 
 @dataclass(frozen=True)
+class FaceSize:
+    """A top face measured from its pips (``vision.pipsize.face_size``)."""
+
+    side_px: float  # the top face's side, frame px
+    center_xy: Point  # the centre of its pip pattern, frame px
+    angle_deg: float  # its turn, degrees in [0, 90) (or [0, 180) for 2, 3 and 6)
+    consistent: bool  # fit and moment agree, ink centred, as wide as tall
+    squeeze: float | None = None  # 4-6: the layout's width over its height, over a flat face's
+    fits: bool = True  # fit and moment agree, ink centred: the pips were measured well
+
+
+@dataclass(frozen=True)
 class DieReading:
     """One die as seen from above.
 
@@ -93,6 +105,7 @@ class DieReading:
     colour: str
     confidence: float
     flags: frozenset[DieFlag] = field(default_factory=frozenset)
+    face: FaceSize | None = None  # its pips' measurement, when the flags took one (not in JSON)
 
     @property
     def scorable(self) -> bool:
