@@ -697,3 +697,32 @@ def test_cocked_order_die_and_a_cocked_flop_that_ended_a_round() -> None:
     assert GAME.expecting(back).player == "A"
     assert back.round is not None
     assert [r.player for r in back.round.results] == ["B", "C"]
+
+
+def test_d13_five_aces_with_farmed_aces_is_not_too_lucky() -> None:
+    """Default too_lucky = five_aces_one_throw: only one throw of all five dice counts."""
+    s = play(sponsor(), [roll(1, 1, 1, 2, 3), keep(1, 1, 1), roll(1, 1)])
+    assert not s.penalties
+    s = play(s, [Stand()])
+    assert not s.penalties
+    assert "Ann: 56 in two" in news(s)
+
+
+def test_d13_five_aces_completed_by_a_cocked_die_reroll_is_not_too_lucky() -> None:
+    s = play(sponsor({"cocked_dice": "reroll_offending"}), [roll(1, 1, 1, 1, 6)])
+    s = play(s, [Reroll((6,), "cocked"), roll(1)])
+    assert s.round is not None
+    assert s.round.go is not None
+    assert sorted(s.round.go.roll) == [1, 1, 1, 1, 1]
+    assert not s.penalties
+
+
+def test_d14_a_counted_cocked_last_roll_leaves_the_hand_standing() -> None:
+    """cocked_reroll_counts: a cocked third throw spends the last roll; no re-throw is owed."""
+    u = play(sponsor({"cocked_reroll_counts": True}), [roll(1, 4, 4, 2, 3), keep(1, 4, 4)])
+    u = play(u, [roll(4, 6), roll(2, 3), Reroll((), "cocked")])
+    assert u.rethrow is None
+    assert GAME.expecting(u).action == "stand"
+    with pytest.raises(IllegalActionError, match="D-7"):
+        GAME.apply(u, roll(4, 4))
+    assert "Ann: 34 in three" in news(play(u, [Stand()]))

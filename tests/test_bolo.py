@@ -405,3 +405,23 @@ def test_b1_an_order_die_can_be_re_rolled_or_the_order_set_by_a_line_up() -> Non
     lined = GAME.apply(play(two, [R(4)]), Lineup(("Bob", "Ann")))
     assert (GAME.expecting(lined).player, GAME.expecting(lined).dice) == ("Bob", 5)
     assert GAME.expecting(GAME.new(players=["Ann"], rules={"start_order": "roll"})).dice == 5
+
+
+def test_b13_yahtzee_clause_after_four_of_a_kind_kept() -> None:
+    """B13 "three or four of them": four 4s kept, the last die shows a 4."""
+    s = play(new(), [R(4, 4, 4, 4, 2), K(4, 4, 4, 4), R(4)])
+    assert yahtzee_ready(s)
+    assert Reroll((4,), "yahtzee") in GAME.legal_actions(s)
+    s = play(s, [Reroll((4,), "yahtzee"), R(5), K(5)])
+    assert s.turn.points == 850
+    assert s.turn.hot
+
+
+def test_b4_a_rolled_triple_cannot_be_left_dead_to_stop() -> None:
+    """B4/B5: in 2 2 2 1 5 every die scores (the 2s are a triple): all five must be kept."""
+    s = play(new(entry_min=0), [R(2, 2, 2, 1, 5)])
+    with pytest.raises(IllegalActionError, match="B-2"):
+        GAME.apply(s, K(1, 5))
+    s = GAME.apply(s, K(1, 2, 2, 2, 5))
+    assert s.turn.hot
+    assert s.turn.points == 350

@@ -422,3 +422,8 @@ def test_y1_every_option_keeps_the_rolled_triples(
     for face in range(1, 7):
         if roll.count(face) >= 3:
             assert all(o.keep.count(face) >= 3 for o in keeps(roll, ybi(**rules)))
+
+
+def test_b4_a_triple_of_2_3_4_6_is_a_scoring_die() -> None:
+    options = keeps((2, 2, 2, 1, 5), BOLO)
+    assert [(o.keep, o.points, o.may_stop) for o in options] == [((1, 2, 2, 2, 5), 350, False)]

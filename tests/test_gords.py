@@ -16,6 +16,7 @@ from scoring.actions import (
     Bid,
     Call,
     End,
+    Fix,
     Keep,
     Lineup,
     Reveal,
@@ -550,3 +551,58 @@ def test_random_games_played_through_expecting_end_with_one_winner(seed: int, pl
     assert len(alive) == 1
     assert GAME.outcome(s) is not None
     assert len(s.results) == 5 * players - s.dice[s.players.index(alive[0])]
+
+
+def test_g5_spot_on_never_gives_more_than_five_dice() -> None:
+    s = play(GAME.new(players=PLAYERS, rules={"spot_on": True}), [Bid(3, 5)])
+    s = play(s, [Call(spot_on=True), reveal(15, 5, 3)])
+    assert s.dice == (5, 5, 5)
+
+
+def test_g7_loser_opens_but_an_exact_spot_on_has_no_loser() -> None:
+    rules = {"spot_on": True, "next_starter": "loser"}
+    s = play(GAME.new(players=PLAYERS, rules=rules), [Bid(3, 5)])
+    s = play(s, [Call(spot_on=True), reveal(15, 5, 3)])
+    assert s.results[-1].loser == ""
+    assert s.starter == "Bob"  # nobody lost: the caller opens
+    assert s.phase == "bidding"
+
+
+def test_g9_may_still_raise_when_only_the_top_count_is_left() -> None:
+    s = play(GAME.new(players=PLAYERS), [Bid(14, 1)])  # 15 dice in play
+    assert GAME.legal_actions(s) == [Bid(15, 1), Call()]
+    text = GAME.expecting(s).text
+    assert "must call" not in text
+    assert "raise" in text
+
+
+def test_g10_palifico_only_once_per_player() -> None:
+    s = GAME.new(players=["Ann", "Bob"], rules={"palifico": True, "spot_on": True})
+    for _ in range(4):  # Bob loses four calls: down to one die, a palifico round
+        bidder = s.turn
+        s = play(s, [Bid(1, 2, bidder), Call()])
+        s = GAME.apply(s, reveal(sum(s.dice), 2, 1 if bidder == "Ann" else 0))
+    assert s.dice == (5, 1)
+    assert s.palifico
+    s = play(s, [Bid(1, 2), Bid(2, 2)] if s.turn == "Bob" else [Bid(2, 2)])
+    s = play(s, [Call(spot_on=True), Reveal((2, 2, 3, 3, 3, 3))])  # exactly two: Bob +1 die
+    assert s.dice == (5, 2)
+    bidder = s.turn
+    s = play(s, [Bid(1, 2, bidder), Call()])
+    s = GAME.apply(s, reveal(7, 2, 1 if bidder == "Ann" else 0))  # Bob loses again
+    assert s.dice == (5, 1)
+    assert not s.palifico  # Perudo: one palifico round per player
+
+
+def test_fix_corrects_a_reveal() -> None:
+    log = [Bid(4, 3), Call(), reveal(15, 3, 5), Fix(reveal(15, 3, 2).dice)]
+    s = replay(GAME, GAME.new(players=PLAYERS), log)
+    assert s.results[-1].matching == 2
+    assert s.results[-1].loser == "Ann"  # the corrected count misses the bid
+
+
+def test_a_forty_character_name_is_allowed() -> None:
+    name = "N" * 40
+    assert name in GAME.new(players=[name, "Bob"]).players
+    with pytest.raises(ValueError, match="1-40"):
+        GAME.new(players=[name + "N", "Bob"])

@@ -420,3 +420,48 @@ def test_a_damaged_saved_state_is_a_clear_error() -> None:
         GAME.state_from_json({k: v for k, v in j.items() if k != "locked"})
     with pytest.raises(ValueError, match="bad you-blew-it state"):
         GAME.state_from_json({**j, "teams": None})
+
+
+def test_y13_a_turn_of_exactly_the_minimum_gets_on_the_board() -> None:
+    s = play(new(on_board_min=350), [R(3, 3, 3, 5, 2, 4), K(3, 3, 3, 5), B])
+    assert s.this_round[-1].status == "banked"
+    assert s.on_board == ("A",)
+    assert scores(s) == {"A": 350, "B": 0}
+
+
+def test_y13_a_blow_does_not_relabel_an_untallied_turn_as_wiped() -> None:
+    s = new(on_board_min=350)
+    s = play(s, [R(1, 2, 3, 4, 6, 6), K(1), B])  # Ann 100: not on the board
+    s = play(s, [R(2, 2, 3, 3, 4, 6), R(2, 2, 3, 3, 4, 6)])  # Al blows (settled by Bob's roll)
+    ann = s.this_round[0]
+    assert (ann.player, ann.status, ann.wiped_by) == ("Ann", "not_on_board", None)
+
+
+def test_ybi2_no_lineup_change_in_the_middle_of_a_round() -> None:
+    s = play(new(), [R(1, 2, 3, 4, 6, 6), K(1), B])  # Ann has had her turn
+    with pytest.raises(IllegalActionError, match="YBI-2"):
+        GAME.apply(s, Lineup(("Bob", "Ann", "Bo", "Al")))
+    assert Lineup(s.order) not in GAME.legal_actions(s)
+
+
+def test_y12_tie_after_one_more_turn_each_plays_a_full_extra_round() -> None:
+    s = new(target=1000, end_rule="one_more_turn_each")
+    s = play(s, [R(1, 1, 1, 2, 3, 4), K(1, 1, 1), B])  # Ann 1000: three more turns
+    s = play(s, [R(1, 2, 3, 4, 6, 6), K(1), B])  # Al 100: A 1100
+    s = play(s, [R(1, 1, 1, 2, 3, 4), K(1, 1, 1), B])  # Bob 1000
+    s = play(s, [R(1, 2, 3, 4, 6, 6), K(1), B])  # Bo 100: B 1100, a tie
+    assert GAME.outcome(s) is None
+    assert s.final_turns == 4  # Y12: one more full round, every player once
+    for _ in range(3):  # Ann, Al and Bob blow
+        s = play(s, [R(2, 2, 3, 3, 4, 6)])
+    assert GAME.outcome(s) is None
+    assert GAME.expecting(s).player == "Bo"
+    s = play(s, [R(1, 2, 3, 4, 6, 6), K(1), B])  # Bo 100 breaks the tie
+    outcome = GAME.outcome(s)
+    assert outcome is not None
+    assert outcome.winner == "B"
+
+
+def test_a_number_rule_refuses_true_false() -> None:
+    with pytest.raises(RulesError, match="whole number"):
+        GAME.new(teams=TEAMS, rules={"on_board_min": True})
