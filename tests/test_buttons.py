@@ -170,3 +170,49 @@ def test_config_parsing() -> None:
 def test_bad_config_says_what_is_wrong(text: str, match: str) -> None:
     with pytest.raises(ValueError, match=match):
         ButtonConfig.parse(text)
+
+
+# BT1, BT3, BT4 -- buttons.py
+
+
+def test_both_buttons_are_debounced_as_configured() -> None:
+    # MockFactory pins do not simulate bounce; what the real pin driver is given is checked
+    factory = MockFactory()
+    try:
+        with Buttons(ButtonConfig(), lambda e: None, pin_factory=factory):  # the defaults
+            assert factory.pin(17).bounce == pytest.approx(0.05)
+            assert factory.pin(27).bounce == pytest.approx(0.05)
+    finally:
+        factory.close()
+
+
+def test_undo_fires_after_the_configured_hold() -> None:
+    factory = MockFactory()
+    got: list[ButtonEvent] = []
+    config = ButtonConfig(bank_pin=None, undo_pin=27, undo_hold_s=0.1, bounce_s=None)
+    try:
+        with Buttons(config, got.append, pin_factory=factory):
+            pin = factory.pin(27)
+            pin.drive_low()
+            time.sleep(0.4)  # held well past 0.1 s (gpiozero's own default is 1 s)
+            assert got == [ButtonEvent.UNDO]
+            pin.drive_high()
+    finally:
+        factory.close()
+
+
+def test_telling_the_led_again_that_the_camera_is_offline_keeps_it_blinking() -> None:
+    factory = MockFactory()
+    try:
+        with Buttons(ButtonConfig(bank_pin=None, undo_pin=None, led_pin=22),
+                     lambda e: None, pin_factory=factory) as buttons:  # fmt: skip
+            led = factory.pin(22)
+            states = set()
+            deadline = time.monotonic() + 1.5
+            while time.monotonic() < deadline:  # the supervisor re-reports every retry
+                buttons.show_status(ready=False)
+                states.add(bool(led.state))
+                time.sleep(0.02)
+            assert states == {True, False}
+    finally:
+        factory.close()

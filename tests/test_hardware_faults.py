@@ -403,3 +403,17 @@ def test_backoff_grows_and_is_capped(initial: float, factor: float, maximum: flo
     assert delays == sorted(delays)
     assert max(delays) <= max(maximum, initial)
     assert delays[0] == pytest.approx(min(initial, maximum))
+
+
+# H4 -- supervisor.py: back-off starts again from its first step after the camera came back
+
+
+def test_a_second_outage_starts_the_back_off_afresh(tmp_path: Path) -> None:
+    clock = ManualClock()
+    sup, rec, _ = supervise(tmp_path, "raise@10,raise@100", clock)
+    pump(sup, 6.0, clock)
+    assert rec.states == [CameraState.LIVE, CameraState.OFFLINE, CameraState.LIVE,
+                          CameraState.OFFLINE, CameraState.LIVE]  # fmt: skip
+    second = rec.main[3]
+    assert second.failures == 1  # not 2: the first outage is over
+    assert rec.main[4].since - second.since == pytest.approx(0.5, abs=0.1)

@@ -29,10 +29,10 @@ from server_app import ticking_clock
 from hardware.buttons import ButtonConfig, ButtonEvent
 from hardware.clock import ManualClock
 from hardware.faulty import FaultPlan, FaultySource
-from hardware.frames import FrameSource
+from hardware.frames import Frame, FrameSource
 from hardware.supervisor import Backoff, CameraState
 from scoring import games
-from scoring.actions import Bank, Keep, Reroll, Roll, Stand
+from scoring.actions import Bank, Bid, Call, Keep, Reroll, Roll, Stand, Undo
 from scoring.errors import IllegalActionError
 from server.app import create_app
 from server.config import Config
@@ -971,3 +971,88 @@ def test_the_learnt_flat_size_outlives_a_restart(
     (pad,) = restarted()
     assert pad is not None
     assert pad.flat_side_px is None
+
+
+# P5 -- pad_decide.py: a cocked die at a Gords reveal is checked on the phone, never logged
+
+
+def test_a_cocked_die_at_a_gords_reveal_asks_the_phone() -> None:
+    gords = games.find("gords")
+    s = gords.new(players=["A", "B"])
+    s = gords.apply(gords.apply(s, Bid(2, 3)), Call())
+    exp = gords.expecting(s)
+    assert exp.action == "reveal"
+    values = [3, 4, 2, 6, 5, 1, 3, 2, 6, 4][: exp.dice]
+    d = decide(gords, s, reading(*values, flags={0: (DieFlag.COCKED,)}))
+    assert d.actions == ()
+    assert d.notice is not None
+    assert d.notice.kind is NoticeKind.CONFIRM
+
+
+# P8 -- pad_decide.py split_standing: a standing die showing another face was disturbed
+
+
+def test_a_standing_die_that_turned_over_means_a_full_rethrow() -> None:
+    standing = (die(1, 10.0), die(5, 60.0))
+    # the 1 is where it was but now shows 4: it was knocked, the whole pad was thrown again
+    assert split_standing((die(4, 10.0), die(5, 60.0), die(3, 200.0)), standing) is None
+
+
+# PS4, PS5 -- pad_service.py: driven with settled frames and a scripted reader
+
+
+class _Reader:
+    def __init__(self) -> None:
+        self.next: Reading | Exception | None = None
+
+    def __call__(self, image: np.ndarray, pad: Pad | None) -> Reading:
+        assert self.next is not None
+        if isinstance(self.next, Exception):
+            raise self.next
+        return self.next
+
+
+def _pad_service(tmp_path: Path) -> tuple[PadService, TableService, Store, _Reader]:
+    store = Store(tmp_path / "pad.sqlite3")
+    tables = TableService(store, Feed(), clock=ticking_clock(datetime(2026, 11, 21, tzinfo=UTC)))
+    tables.load()
+    reader = _Reader()
+    return PadService(tables, None, reader=reader, truth_fallback=False), tables, store, reader
+
+
+FRAME = Frame(np.zeros((48, 64, 3), np.uint8), 0.0, 0)
+
+
+def test_a_throw_the_reader_fails_on_asks_the_table_to_enter_it(tmp_path: Path) -> None:
+    svc, tables, store, reader = _pad_service(tmp_path)
+    try:
+        table = tables.create("bolo", players=["Ann"])["table"]
+        reader.next = RuntimeError("reader crashed")
+        throw = svc.settled(FRAME)
+        assert throw.error == "reader crashed"
+        notice = tables.view(table)["pad"]["notice"]
+        assert notice["kind"] == "confirm"
+        assert "enter it on the phone" in notice["text"]
+    finally:
+        store.close()
+
+
+def test_dice_left_standing_are_forgotten_once_a_phone_acts(tmp_path: Path) -> None:
+    svc, tables, store, reader = _pad_service(tmp_path)
+    try:
+        table = tables.create("bolo", players=["Ann"])["table"]
+        cocked = reading(1, 5, 2, 3, 3, flags={2: (DieFlag.COCKED,)})
+        reader.next = cocked
+        svc.settled(FRAME)  # roll + reroll of the cocked 2; four dice stay on the pad
+        assert [e["action"]["type"] for e in tables.log(table)] == ["roll", "reroll"]
+        tables.apply(table, Undo(), source="phone")  # the phone takes the whole throw back
+        tables.apply(table, Undo(), source="phone")
+        assert tables.view(table)["expecting"]["dice"] == 5
+        # the four dice still lie where they were; the fifth lands elsewhere: a 5-dice roll
+        reader.next = Reading((*(d for i, d in enumerate(cocked.dice) if i != 2),
+                               die(6, 300.0, 300.0)), (640, 480))  # fmt: skip
+        throw = svc.settled(FRAME)
+        assert throw.decision is not None
+        assert throw.decision.actions == (Roll((1, 5, 3, 3, 6)),)
+    finally:
+        store.close()

@@ -224,3 +224,20 @@ def test_the_live_wall_always_equals_the_wall_rebuilt_from_the_log(
         assert house.wall(table) == live
     finally:
         house.store.close()
+
+
+# R3 -- records.py: a record of a roll entered on a phone (no photo) points to no photo
+
+
+def test_a_record_of_a_roll_without_a_photo_has_no_snapshot(tmp_path: Path) -> None:
+    house = House(tmp_path)
+    try:
+        table = _bar_dice_at_the_flop(house)
+        house.tables.apply(table, FIVE_ACES, source="phone")  # typed in: no photo
+        rows = house.wall(table)
+        assert {"too_lucky", "hand"} <= {r.kind for r in rows}
+        assert {r.snapshot_seq for r in rows} == {None}
+        house.reopen()
+        assert {r.snapshot_seq for r in house.wall(table)} == {None}
+    finally:
+        house.store.close()

@@ -12,7 +12,7 @@ from typing import Any
 import pytest
 from flask import Flask
 from flask.testing import FlaskClient
-from server_app import AUTH, PIN, FakeMonotonic, make_app
+from server_app import AUTH, PIN, FakeMonotonic, csrf_token, login, make_app
 from test_server_api import TEAMS, error
 
 from server.auth import (
@@ -309,3 +309,52 @@ def test_the_session_secret_is_0600_and_survives_restarts(tmp_path: Path) -> Non
     secret.write_text("garbage")
     with pytest.raises(RuntimeError, match="damaged"):
         load_or_create_secret(secret)
+
+
+# A5 -- auth.py: PinAuth.attempt must forget an address's failures once it sends the right PIN
+
+
+def test_the_right_pin_wipes_the_slate_of_earlier_typos(tmp_path: Path) -> None:
+    clock = FakeMonotonic()
+    app = make_app(tmp_path, monotonic=clock, pin_max_failures=3, pin_lockout_seconds=60)
+    client = app.test_client()
+    body = {"game": "you-blew-it", "teams": TEAMS}
+    try:
+        for _ in range(2):  # two typos ...
+            error(client.post("/api/tables", json=body, headers={"X-Dicepad-Pin": "1111"},
+                              **_from("10.0.0.5")), 403)  # fmt: skip
+        r = client.post("/api/tables", json=body, headers=AUTH, **_from("10.0.0.5"))
+        assert r.status_code == 201  # ... then the right PIN: the slate is clean
+        for _ in range(2):  # two more typos later in the evening are not a lock-out
+            error(client.post("/api/tables", json=body, headers={"X-Dicepad-Pin": "1111"},
+                              **_from("10.0.0.5")), 403)  # fmt: skip
+        assert client.post("/api/tables", json=body, headers=AUTH,
+                           **_from("10.0.0.5")).status_code == 201  # fmt: skip
+    finally:
+        dicepad(app).close()
+
+
+# C3 -- pages/security.py: only /api/login is exempt from the page session's CSRF header
+
+
+def test_logout_riding_a_page_session_needs_the_csrf_header(
+    app: Flask, client: FlaskClient
+) -> None:
+    csrf = login(client)
+    assert client.post("/api/logout").status_code == 403  # a cross-site form cannot log out
+    assert client.get("/api/login").json == {"authenticated": True}
+    r = client.post("/api/logout", headers={"X-CSRF-Token": csrf})
+    assert r.status_code == 200
+    assert client.get("/api/login").json == {"authenticated": False}
+
+
+# C4, C5 -- pages/routes.py _local: backslash and control characters never redirect off-site
+
+
+@pytest.mark.parametrize("target", ["/\\evil.example", "/\t/evil.example", "/\n/evil.example"])
+def test_login_never_redirects_off_site_through_backslash_or_control_characters(
+    client: FlaskClient, target: str
+) -> None:
+    r = client.post("/login", data={"pin": PIN, "csrf": csrf_token(client), "next": target})
+    assert r.status_code == 302
+    assert r.headers["Location"] == "/"
