@@ -754,14 +754,14 @@ def size_cues(
     Once the pad has learnt the flat size, every die flagged neither is measured against it as
     well, whatever the model says and whether or not it touches another die. The pad service
     measures those dice of every settled roll to learn the size anyway, and now takes the
-    measurements from ``DieReading.face`` (``vision.pipsize.flat_samples``), so a throw costs
-    no more: on 160 rendered settled frames, 243 faces measured by ``read_roll`` and the
-    service together before, 204 now (``read_roll`` alone takes 5-6 % longer a frame, the
-    median of ``bench_synth --only learnt``'s pairs). It catches dice on a die that touch
-    another or that the model is sure are not stacked: on 3 x 100 cameras' renders each
-    (``bench_synth --only learnt`` and two more seeds) dice squarely on another flagged
-    STACKED went clean 165 -> 169 of 181, degraded 149 -> 148 of 173, tray 243 -> 246 of 270;
-    flat dice flagged 1 / 2 / 18 -> 1 / 1 / 18 of 1736 / 1767 / 2822. Dice off the pad are
+    measurements from ``DieReading.face`` (``vision.pipsize.flat_samples``), so a throw costs no
+    more: on 160 rendered settled frames, 243 faces measured by ``read_roll`` and the service
+    together before, 204 now (``read_roll`` alone takes about 8 % longer a frame: ``bench_synth
+    --only learnt``'s paired frames, with / without, 0.97-0.98 -> 1.05-1.06). It catches dice on
+    a die that touch another or that the model is sure are not stacked: on 3 x 100 cameras'
+    renders each (``bench_synth --only learnt`` and two more seeds) dice squarely on another
+    flagged STACKED went clean 165 -> 169 of 181, degraded 149 -> 148 of 173, tray 243 -> 246 of
+    270; flat dice flagged 1 / 2 / 18 -> 1 / 1 / 18 of 1736 / 1767 / 2822. Dice off the pad are
     not measured: they are re-rolled as they are.
 
     Why: the flat dice's top faces all lie in one plane square to an overhead camera and look
