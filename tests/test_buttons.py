@@ -204,8 +204,11 @@ def test_undo_fires_after_the_configured_hold() -> None:
 def test_telling_the_led_again_that_the_camera_is_offline_keeps_it_blinking() -> None:
     factory = MockFactory()
     try:
-        with Buttons(ButtonConfig(bank_pin=None, undo_pin=None, led_pin=22),
-                     lambda e: None, pin_factory=factory) as buttons:  # fmt: skip
+        with Buttons(
+            ButtonConfig(bank_pin=None, undo_pin=None, led_pin=22),
+            lambda e: None,
+            pin_factory=factory,
+        ) as buttons:
             led = factory.pin(22)
             states = set()
             deadline = time.monotonic() + 1.5

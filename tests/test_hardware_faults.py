@@ -412,8 +412,13 @@ def test_a_second_outage_starts_the_back_off_afresh(tmp_path: Path) -> None:
     clock = ManualClock()
     sup, rec, _ = supervise(tmp_path, "raise@10,raise@100", clock)
     pump(sup, 6.0, clock)
-    assert rec.states == [CameraState.LIVE, CameraState.OFFLINE, CameraState.LIVE,
-                          CameraState.OFFLINE, CameraState.LIVE]  # fmt: skip
+    assert rec.states == [
+        CameraState.LIVE,
+        CameraState.OFFLINE,
+        CameraState.LIVE,
+        CameraState.OFFLINE,
+        CameraState.LIVE,
+    ]
     second = rec.main[3]
     assert second.failures == 1  # not 2: the first outage is over
     assert rec.main[4].since - second.since == pytest.approx(0.5, abs=0.1)

@@ -1049,8 +1049,9 @@ def test_dice_left_standing_are_forgotten_once_a_phone_acts(tmp_path: Path) -> N
         tables.apply(table, Undo(), source="phone")
         assert tables.view(table)["expecting"]["dice"] == 5
         # the four dice still lie where they were; the fifth lands elsewhere: a 5-dice roll
-        reader.next = Reading((*(d for i, d in enumerate(cocked.dice) if i != 2),
-                               die(6, 300.0, 300.0)), (640, 480))  # fmt: skip
+        reader.next = Reading(
+            (*(d for i, d in enumerate(cocked.dice) if i != 2), die(6, 300.0, 300.0)), (640, 480)
+        )
         throw = svc.settled(FRAME)
         assert throw.decision is not None
         assert throw.decision.actions == (Roll((1, 5, 3, 3, 6)),)

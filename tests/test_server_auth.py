@@ -321,15 +321,25 @@ def test_the_right_pin_wipes_the_slate_of_earlier_typos(tmp_path: Path) -> None:
     body = {"game": "you-blew-it", "teams": TEAMS}
     try:
         for _ in range(2):  # two typos ...
-            error(client.post("/api/tables", json=body, headers={"X-Dicepad-Pin": "1111"},
-                              **_from("10.0.0.5")), 403)  # fmt: skip
+            error(
+                client.post(
+                    "/api/tables", json=body, headers={"X-Dicepad-Pin": "1111"}, **_from("10.0.0.5")
+                ),
+                403,
+            )
         r = client.post("/api/tables", json=body, headers=AUTH, **_from("10.0.0.5"))
         assert r.status_code == 201  # ... then the right PIN: the slate is clean
         for _ in range(2):  # two more typos later in the evening are not a lock-out
-            error(client.post("/api/tables", json=body, headers={"X-Dicepad-Pin": "1111"},
-                              **_from("10.0.0.5")), 403)  # fmt: skip
-        assert client.post("/api/tables", json=body, headers=AUTH,
-                           **_from("10.0.0.5")).status_code == 201  # fmt: skip
+            error(
+                client.post(
+                    "/api/tables", json=body, headers={"X-Dicepad-Pin": "1111"}, **_from("10.0.0.5")
+                ),
+                403,
+            )
+        assert (
+            client.post("/api/tables", json=body, headers=AUTH, **_from("10.0.0.5")).status_code
+            == 201
+        )
     finally:
         dicepad(app).close()
 
