@@ -123,6 +123,7 @@ from vision.flags import (
     SCALARS,
     SYMMETRIES,
     DieView,
+    Evidence,
     FlagModel,
     FlagParams,
     features,
@@ -226,18 +227,18 @@ def reader_samples(
 
     params = DetectorParams(models_dir=models)
 
-    def no_flags(frame: np.ndarray, views: list[object], **_: object) -> tuple[frozenset[str], ...]:
-        return tuple(frozenset() for _ in views)
+    def no_flags(frame: np.ndarray, views: list[object], **_: object) -> tuple[Evidence, ...]:
+        return tuple(Evidence(0.0, 0.0, touching=False) for _ in views)
 
     def read_roll(image: np.ndarray) -> Reading:
         # the reader's geometry only: the flags it would add come from the model being replaced
         # (whose input may not even fit the current features), and would cost time for nothing
-        unflagged = getattr(detect, "judge_all")  # noqa: B009 (the name read_roll looks up)
-        setattr(detect, "judge_all", no_flags)  # noqa: B010
+        flagged = getattr(detect, "judge")  # noqa: B009 (the name read_roll looks up)
+        setattr(detect, "judge", no_flags)  # noqa: B010
         try:
             return detect.read_roll(image, params=params)
         finally:
-            setattr(detect, "judge_all", unflagged)  # noqa: B010
+            setattr(detect, "judge", flagged)  # noqa: B010
 
     rng = np.random.default_rng(seed)
     xs, ys, tilts = [], [], []

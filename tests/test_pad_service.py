@@ -1014,7 +1014,7 @@ class _Reader:
 
 def _pad_service(tmp_path: Path) -> tuple[PadService, TableService, Store, _Reader]:
     store = Store(tmp_path / "pad.sqlite3")
-    tables = TableService(store, Feed(), clock=ticking_clock(datetime(2026, 11, 21, tzinfo=UTC)))
+    tables = TableService(store, Feed(), clock=ticking_clock(CLOCK_START))
     tables.load()
     reader = _Reader()
     return PadService(tables, None, reader=reader, truth_fallback=False), tables, store, reader

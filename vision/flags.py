@@ -815,13 +815,13 @@ def size_cues(
         return (mine.side_px / flat_side, True)
 
     for i in want:
-        near = [j for j in flat if j != i and _distinct(dice[i], dice[j], params.duplicate)]
-        if (
-            evidence[i].touching
-            or evidence[i].stacked < params.size_gate
-            or need is None
-            or len(near) < need
-        ):  # the pad's learnt flat size alone, if known
+        unsure_alone = not evidence[i].touching and evidence[i].stacked >= params.size_gate
+        near = (
+            [j for j in flat if j != i and _distinct(dice[i], dice[j], params.duplicate)]
+            if unsure_alone and need is not None
+            else []
+        )
+        if not unsure_alone or need is None or len(near) < need:  # the learnt size alone
             out[i] = against_learnt(i)
             continue
         near.sort(key=lambda j: math.dist(dice[i].center_xy, dice[j].center_xy))
@@ -927,7 +927,7 @@ def judge_all(
     pad: Pad | None = None,
     params: FlagParams = FlagParams(),
 ) -> tuple[frozenset[DieFlag], ...]:
-    """COCKED / STACKED for every die of a frame, in order: the hook ``vision.detect`` calls
-    once per frame with every die it found, the values it read and the pad."""
+    """COCKED / STACKED for every die of a frame, in order: :func:`judge`'s verdicts without the
+    evidence (``vision.detect`` calls :func:`judge` itself, for the pips it measured too)."""
     judged = judge(frame, dice, values=values, pad=pad, params=params)
     return tuple(e.flags(params) for e in judged)
