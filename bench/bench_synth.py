@@ -31,6 +31,7 @@
 from __future__ import annotations
 
 import argparse
+import itertools
 import json
 import math
 import os
@@ -196,15 +197,57 @@ def flag_rates(results: Sequence[tuple[DieTruth, frozenset[DieFlag]]]) -> None:
     print(f"    not-stacked dice flagged STACKED: {rate(plain, DieFlag.STACKED)}")
 
 
-def flag_time(image: np.ndarray, reading: Reading, pad: Pad | None) -> float:
+def flag_time(
+    image: np.ndarray, reading: Reading, pad: Pad | None
+) -> tuple[float, tuple[flags.Evidence, ...]]:
     """Seconds ``vision.flags`` takes on a frame read by ``read_roll``: what the flags add to
     it (the hook ``vision.detect`` calls, with the same views, values and pad; so with the
-    size cue, which measures pips in some frames only)."""
+    size cue, which measures pips in some frames only); and its evidence on each die."""
     views = [flags.DieView(r.center_xy, r.size_px, top_angle(r)) for r in reading.dice]
     values = [r.value for r in reading.dice]
     t = time.perf_counter()
-    flags.judge_all(image, views, values=values, pad=pad)
-    return time.perf_counter() - t
+    evidence = flags.judge(image, views, values=values, pad=pad)
+    return time.perf_counter() - t, evidence
+
+
+def flag_right(d: DieTruth, flag: DieFlag) -> bool:
+    """Whether a COCKED / STACKED flag on true die ``d`` is right (COCKED: 10 degrees)."""
+    return d.cocked if flag is DieFlag.COCKED else d.stacked
+
+
+CONFIDENCE_BINS = (0.0, 0.8, 0.9, 0.95, 0.99, 1.0001)
+
+
+def print_confidence(
+    judged: Sequence[tuple[DieTruth, DieReading, flags.Evidence]],
+) -> None:
+    """Is a flag's confidence (``DieReading.flag_confidence``) what it claims? Per bin of
+    confidence, how many flags were right; and per cue (``flags.Evidence.decisions``, judged
+    again on the reading's dice: ``disagree`` counts the dice where that differs from
+    read_roll's flags), how often the dice it flagged were flagged rightly -- the precision
+    the rules' confidences (``FlagParams.*_confidence``) are set to."""
+    for flag in (DieFlag.COCKED, DieFlag.STACKED):
+        row = []
+        for lo, hi in itertools.pairwise(CONFIDENCE_BINS):
+            hits = [
+                flag_right(d, flag)
+                for d, r, _ in judged
+                if (c := r.flag_sure(flag)) is not None and lo <= c < hi
+            ]
+            if hits:
+                row.append(f"[{lo:.2f},{min(hi, 1):.2f}) {sum(hits)}/{len(hits)}")
+        print(f"    {flag.value} flags right, by confidence: {'; '.join(row) or 'none'}")
+    cues: dict[tuple[DieFlag, flags.Cue], list[bool]] = {}
+    disagree = 0
+    for d, r, e in judged:
+        disagree += e.flags() != r.flags & {DieFlag.COCKED, DieFlag.STACKED}
+        for k in e.decisions():
+            cues.setdefault((k.flag, k.cue), []).append(flag_right(d, k.flag))
+    parts = [
+        f"{f.value} by {c.value} {sum(v)}/{len(v)} = {sum(v) / len(v):.3f}"
+        for (f, c), v in sorted(cues.items())
+    ]
+    print(f"    right, per cue: {'; '.join(parts)} ({disagree} dice judged otherwise)")
 
 
 def top_angle(r: DieReading) -> float:
@@ -263,11 +306,13 @@ def bench_flags(quick: bool) -> None:
         cues: list[tuple[DieTruth, tuple[bool, float]]] = []
         off = off_right = off_missed = calm = calm_flagged = 0
         stacks: list[tuple[bool, bool]] = []  # per stacked die: flagged, throw miscounted
+        sure: list[tuple[DieTruth, DieReading, flags.Evidence]] = []
         for shot in shots:
             t = time.perf_counter()
             reading = read_roll(shot.image, pad=shot.truth.pad)
             reads.append(time.perf_counter() - t)
-            judged.append(flag_time(shot.image, reading, shot.truth.pad))
+            seconds, evidence = flag_time(shot.image, reading, shot.truth.pad)
+            judged.append(seconds)
             if all(d.tilt_deg == 0 and not d.stacked for d in shot.truth.dice):
                 calm += 1  # a roll with nothing to flag: any COCKED / STACKED is a false re-roll
                 calm_flagged += any(
@@ -293,6 +338,7 @@ def bench_flags(quick: bool) -> None:
                         side_seen.append((d, reading.dice[aside].flags))
                     continue
                 results.append((d, reading.dice[i].flags))
+                sure.append((d, reading.dice[i], evidence[i]))
                 if d.stacked or (d.tilt_deg == 0 and d.on_pad):
                     cues.append((d, stack_cues(reading, i)))
                 if sloppy:
@@ -311,6 +357,7 @@ def bench_flags(quick: bool) -> None:
             f"    rolls of flat dice with a COCKED/STACKED flag: {calm_flagged}/{calm}"
             f" = {calm_flagged / max(calm, 1):.4f}"
         )
+        print_confidence(sure)
         print_stack_cues(cues)
         print_stacks_at_the_pad(stacks)
         print(f"    {added(reads, judged)}")
@@ -548,7 +595,7 @@ def sheet_of(name: str, tray: bool, quick: bool) -> None:
             t = time.perf_counter()
             reading = read_roll(image, pad=pad)
             reads.append(time.perf_counter() - t)
-            judged.append(flag_time(image, reading, pad))
+            judged.append(flag_time(image, reading, pad)[0])
         else:
             reading = labelled_reading(image, labels[path.name]["dice"], pad)
         dice += len(reading.dice)
@@ -626,6 +673,7 @@ def bench_learnt(quick: bool) -> None:
         counts = dict.fromkeys(("learnt",), 0)
         tally: dict[str, list[int]] = {}
         times: dict[str, list[float]] = {}
+        sure: list[tuple[DieTruth, DieReading, flags.Evidence]] = []
         for _ in range(groups):
             look = synth.random_scene(rng, n_dice=0)
             die_mm = float(rng.uniform(14, 19))
@@ -650,10 +698,13 @@ def bench_learnt(quick: bool) -> None:
                     reading = read_roll(shot.image, pad=p)
                     if side is not None:  # the same frames both ways
                         times.setdefault(tag, []).append(time.perf_counter() - t0)
+                    evidence = flag_time(shot.image, reading, p)[1] if tag == "with" else ()
                     for d, i in match(shot.truth.dice, reading):
                         if i is None:
                             continue
                         f = reading.dice[i].flags
+                        if evidence and side is not None:
+                            sure.append((d, reading.dice[i], evidence[i]))
                         for what, mine, hit in (
                             ("on top", d.stacked and d.tilt_deg < 10, DieFlag.STACKED in f),
                             ("stacked", d.stacked, DieFlag.STACKED in f),
@@ -682,6 +733,8 @@ def bench_learnt(quick: bool) -> None:
                 f" with {ms(times['with'])}; with / without per frame, median"
                 f" {statistics.median(ratios):.3f}"
             )
+        print("    with the size learnt:")
+        print_confidence(sure)
 
 
 SECTIONS = {

@@ -39,6 +39,7 @@ def die_from_truth(die: DieTruth, pad: Pad) -> DieReading:
         colour=die.colour,
         confidence=1.0,
         flags=frozenset(flags),
+        flag_confidence=tuple((f, 1.0) for f in sorted(flags - {DieFlag.OFF_PAD})),
     )
 
 

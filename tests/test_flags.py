@@ -7,6 +7,7 @@ detections of one die are never a stack."""
 from __future__ import annotations
 
 import math
+from dataclasses import replace
 from pathlib import Path
 
 import cv2
@@ -522,3 +523,58 @@ def test_a_tilted_die_read_off_its_top_face_is_still_flagged() -> None:
         off_face += math.dist(die.center_xy, truth.center_xy) >= 0.5 * truth.size_px
         assert die.flags & ALARMS
     assert off_face == 5  # the case in point: every one read off its top face
+
+
+def test_each_flag_is_as_sure_as_the_surest_cue_raising_it() -> None:
+    """The model's flags carry its probability; a rule's flags its configured precision; a
+    flag raised twice the larger of the two; a flag not raised no confidence."""
+    p = FlagParams(
+        squeeze_confidence=0.71,
+        lean_confidence=0.72,
+        size_confidence=0.73,
+        size_learnt_confidence=0.74,
+    )
+    by_model = Evidence(cocked=0.93, stacked=0.1, touching=False)
+    assert by_model.confidence(DieFlag.COCKED, p) == pytest.approx(0.93)
+    assert by_model.confidence(DieFlag.STACKED, p) is None
+    squeezed = Evidence(cocked=0.3, stacked=0.1, touching=False, squeezed=True)
+    assert squeezed.confidence(DieFlag.COCKED, p) == pytest.approx(0.71)
+    both = Evidence(cocked=0.85, stacked=0.1, touching=False, squeezed=True)
+    assert both.confidence(DieFlag.COCKED, p) == pytest.approx(0.85)
+    assert [(d.flag, d.cue) for d in both.decisions(p)] == [
+        (DieFlag.COCKED, flags.Cue.MODEL),
+        (DieFlag.COCKED, flags.Cue.SQUEEZE),
+    ]
+    leaning = Evidence(cocked=0.9, stacked=0.2, touching=True)
+    assert leaning.confidence(DieFlag.STACKED, p) == pytest.approx(0.72)
+    sure_stack = Evidence(cocked=0.9, stacked=0.97, touching=True)
+    assert sure_stack.confidence(DieFlag.STACKED, p) == pytest.approx(0.97)
+    alone = Evidence(cocked=0.0, stacked=0.999, touching=False)
+    assert alone.confidence(DieFlag.STACKED, FlagParams(alone_confidence=0.7)) == 0.7
+    larger = Evidence(cocked=0.0, stacked=0.5, touching=False, size_ratio=1.06)
+    assert larger.confidence(DieFlag.STACKED, p) == pytest.approx(0.73)
+    learnt = Evidence(0.0, 0.0, touching=True, size_ratio=1.06, size_learnt=True)
+    assert learnt.confidence(DieFlag.STACKED, p) == pytest.approx(0.74)
+    for e in (by_model, squeezed, both, leaning, sure_stack, alone, larger, learnt):
+        assert e.flags(p) == {d.flag for d in e.decisions(p)}
+    with pytest.raises(ValueError, match="lean_confidence"):
+        FlagParams(lean_confidence=1.2)
+
+
+def test_read_roll_says_how_sure_each_flag_is() -> None:
+    """A reading's COCKED / STACKED carry a confidence in the reading and its JSON; a die
+    flagged neither carries none, and a reading cannot claim a confidence for a flag it lacks."""
+    sure: list[float] = []
+    for shot in shots(105, 6, cocked=1.0, min_tilt_deg=25.0):
+        for die in read_roll(shot.image).dice:
+            judged = die.flags & ALARMS
+            assert {f for f, _ in die.flag_confidence} == judged
+            assert set(die.to_json()["flag_confidence"]) == {f.value for f in judged}
+            sure += [c for _, c in die.flag_confidence]
+            if DieFlag.COCKED in judged:
+                assert die.flag_sure(DieFlag.COCKED) is not None
+    assert len(sure) >= 5
+    assert all(0.5 <= c <= 1.0 for c in sure)
+    die = read_roll(shots(105, 1, cocked=1.0, min_tilt_deg=25.0)[0].image).dice[0]
+    with pytest.raises(ValueError, match="flag confidence"):
+        replace(die, flags=frozenset(), flag_confidence=((DieFlag.COCKED, 0.9),))

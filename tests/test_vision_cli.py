@@ -34,7 +34,16 @@ def test_json_line_per_image(photo: Path, capsys: pytest.CaptureFixture[str]) ->
     assert isinstance(obj["ms"], float)
     assert sorted(d["value"] for d in obj["dice"]) == [2, 5, 6]
     for die in obj["dice"]:
-        assert set(die) == {"value", "center", "size", "colour", "confidence", "flags"}
+        assert set(die) == {
+            "value",
+            "center",
+            "size",
+            "colour",
+            "confidence",
+            "flags",
+            "flag_confidence",
+        }
+        assert die["flag_confidence"] == {}
         assert die["colour"] == "white"
         assert die["flags"] == []
 

@@ -1,5 +1,6 @@
 """Draw a ``Reading`` onto a copy of its frame: each die outlined (top-face corners) and
-labelled with its value and flags. Kept apart from detection, which never draws."""
+labelled with its value and flags (a judged flag with its confidence, "cocked 93%"). Kept
+apart from detection, which never draws."""
 
 from __future__ import annotations
 
@@ -8,7 +9,7 @@ from collections.abc import Sequence
 import cv2
 import numpy as np
 
-from vision.reading import Reading
+from vision.reading import DieFlag, DieReading, Reading
 
 _OK = (60, 200, 60)  # BGR: scorable
 _FLAGGED = (0, 140, 255)  # flagged but read
@@ -27,8 +28,8 @@ def annotate(frame: np.ndarray, reading: Reading) -> np.ndarray:
         pts = np.round(np.array(die.corners_xy)).astype(np.int32).reshape(-1, 1, 2)
         cv2.polylines(out, [pts], True, colour, thick, cv2.LINE_AA)
         text = "?" if die.value is None else str(die.value)
-        if die.flags:
-            text += " " + ",".join(sorted(f.value for f in die.flags))
+        if die.flags:  # a judged flag with how sure it is: "cocked 93%"
+            text += " " + ",".join(_flag_label(die, f) for f in sorted(die.flags))
         x = int(min(p[0] for p in die.corners_xy))
         y = int(min(p[1] for p in die.corners_xy)) - 3 * thick
         org = (x, max(y, 12 * thick))
@@ -37,6 +38,11 @@ def annotate(frame: np.ndarray, reading: Reading) -> np.ndarray:
         cv2.putText(out, text, org, font, scale, (0, 0, 0), thick + 2, cv2.LINE_AA)
         cv2.putText(out, text, org, font, scale, colour, thick, cv2.LINE_AA)
     return out
+
+
+def _flag_label(die: DieReading, flag: DieFlag) -> str:
+    sure = die.flag_sure(flag)
+    return flag.value if sure is None else f"{flag.value} {100 * sure:.0f}%"
 
 
 def contact_sheet(tiles: Sequence[np.ndarray], cols: int = 8) -> np.ndarray:

@@ -91,7 +91,10 @@ def read_roll(
         )
         readings.append(reading)
     marks = _judge_flags(image, dice, readings, pad, params)
-    readings = [replace(r, flags=f, face=m) for r, (f, m) in zip(readings, marks, strict=True)]
+    readings = [
+        replace(r, flags=m.flags, flag_confidence=m.flag_confidence, face=m.face)
+        for r, m in zip(readings, marks, strict=True)
+    ]
     readings.sort(key=lambda d: (d.center_xy[1], d.center_xy[0]))
     h, w = image.shape[:2]
     return Reading(tuple(readings), (w, h))
@@ -210,25 +213,35 @@ def _geometry(candidate: Candidate, cut: DieCut, guess: ValueGuess) -> DieGeomet
     return DieGeometry(candidate, cut.patch, cut.angle_deg, side, corners, guess)
 
 
+@dataclass(frozen=True)
+class _Marks:
+    flags: frozenset[DieFlag]
+    flag_confidence: tuple[tuple[DieFlag, float], ...]
+    face: FaceSize | None
+
+
 def _judge_flags(
     frame: U8,
     dice: Sequence[DieGeometry],
     readings: Sequence[DieReading],
     pad: Pad | None,
     params: DetectorParams,
-) -> list[tuple[frozenset[DieFlag], FaceSize | None]]:
-    """The flags of every die, in order: UNREADABLE and OFF_PAD from the reading and the pad,
-    COCKED / STACKED from ``vision.flags`` (all dice of the frame in one batched pass); and
-    the top face as the flags measured it from its pips, if they did."""
+) -> list[_Marks]:
+    """What :func:`read_roll` adds to every die, in order, as ``DieReading`` fields: the flags
+    (UNREADABLE and OFF_PAD from the reading and the pad, COCKED / STACKED from
+    ``vision.flags``, all dice of the frame in one batched pass), how sure each COCKED /
+    STACKED is, and the top face as the flags measured it from its pips, if they did."""
     views = [DieView(d.candidate.center_xy, d.side_px, d.angle_deg) for d in dice]
     values = [r.value for r in readings]
     judged = judge(frame, views, values=values, pad=pad, params=params.flags)
     out = []
     for reading, evidence in zip(readings, judged, strict=True):
-        flags = set(evidence.flags(params.flags))
+        judgement = evidence.flags(params.flags)
+        flags = set(judgement)
         if reading.value is None:
             flags.add(DieFlag.UNREADABLE)
         if pad is not None and not pad.contains(reading.center_xy, margin=params.off_pad_margin_px):
             flags.add(DieFlag.OFF_PAD)
-        out.append((frozenset(flags), evidence.face))
+        sure = tuple((f, evidence.confidence(f, params.flags) or 0.0) for f in sorted(judgement))
+        out.append(_Marks(frozenset(flags), sure, evidence.face))
     return out

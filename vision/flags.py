@@ -82,6 +82,15 @@ that agree instead: two that agree can still both be farther than the die). With
 photos the cue measured pips in 91 of the 169 nellbyler photos and flagged 6 dice, none of
 them on a die, and the flags took 21 % of ``read_roll`` instead of 14 %.
 ``bench/bench_synth.py --only flags,sheet`` prints the figures.
+
+Each flag says how sure it is (:meth:`Evidence.decisions`, ``DieReading.flag_confidence``):
+the network's probability when its verdict raised it, else the precision on renders of the
+rule that did (``FlagParams.*_confidence``). On the clean, degraded and tray renders the
+network's COCKED at 0.99 or more was right 1341 / 1344 times, STACKED 152 / 152 (``bench_synth
+--only flags``: "by confidence"); a COCKED die leaning on its neighbour is STACKED 8 times in
+10 (the rest lean on the rail beside it): that flag says 0.8. Dice tilted alone in the open
+pad, which the network takes for dice on hidden dice, are the exception: STACKED "alone" was
+right 45 of 231 times there (the re-roll is right; the name is not).
 """
 
 from __future__ import annotations
@@ -92,6 +101,7 @@ import statistics
 import threading
 from collections.abc import Sequence
 from dataclasses import KW_ONLY, dataclass, replace
+from enum import StrEnum
 from pathlib import Path
 
 import cv2
@@ -114,6 +124,15 @@ MODEL_PATH = Path(__file__).resolve().parent / "flags.onnx"
 
 DUPLICATE = 0.5
 """Centre distance, in sides of the larger, under which two detections are one die seen twice."""
+
+
+_RULE_CONFIDENCES = (
+    "alone_confidence",
+    "squeeze_confidence",
+    "lean_confidence",
+    "size_confidence",
+    "size_learnt_confidence",
+)
 
 
 @dataclass(frozen=True)
@@ -143,6 +162,14 @@ class FlagParams:
     # the squeeze cue (Evidence.squeezed, squeeze_cues); squeeze 0 turns it off
     squeeze: float = 0.06  # a 4-6's pips this much wider than tall (over a flat face's): tilted
     squeeze_gate: float = 0.2  # ... if the model gives COCKED at least this probability
+    # how sure a flag raised by a rule is (Evidence.decisions): the rule's precision on the
+    # clean, degraded and tray renders, with and without a learnt size (bench_synth --only
+    # flags,learnt: "right, per cue"), rounded down where the count is small
+    alone_confidence: float = 0.95  # 158 / 160 right (dice tilted alone in the open: 45 / 231)
+    squeeze_confidence: float = 0.95  # 45 / 45 (39 of them tilted in the open pad)
+    lean_confidence: float = 0.8  # 293 / 369: the rest lean on the rail beside a die (COCKED)
+    size_confidence: float = 0.95  # 38 / 38
+    size_learnt_confidence: float = 0.9  # 10 / 10
 
     def __post_init__(self) -> None:
         if not self.focal_frac > 0:
@@ -172,6 +199,9 @@ class FlagParams:
             raise ValueError("size_refs must be None or at least 1")
         if not (0.0 <= self.squeeze < 0.5 and 0.0 <= self.squeeze_gate < 1.0):
             raise ValueError("squeeze must be within [0, 0.5) and squeeze_gate within [0, 1)")
+        for name in _RULE_CONFIDENCES:
+            if not 0.0 <= getattr(self, name) <= 1.0:
+                raise ValueError(f"{name} must be within [0, 1]")
 
 
 @dataclass(frozen=True)
@@ -180,6 +210,26 @@ class Neighbour:
 
     center_xy: Point
     side_px: float
+
+
+class Cue(StrEnum):
+    """What raised a flag: the model's verdict, or one of the rules beside it."""
+
+    MODEL = "model"  # the flags network's probability reached its threshold
+    ALONE = "alone"  # ... its sure STACKED with no die in reach: on a die it hides
+    SQUEEZE = "squeeze"  # a 4-6's pips squeezed one way, as by a tilt (COCKED)
+    LEAN = "lean"  # COCKED with another die in reach: leaning on it (STACKED)
+    SIZE = "size"  # larger than the flat dice beside it (STACKED)
+    SIZE_LEARNT = "size-learnt"  # larger than the pad's learnt flat size (STACKED)
+
+
+@dataclass(frozen=True)
+class Decision:
+    """One cue raising one flag, and how sure it is (0-1)."""
+
+    flag: DieFlag
+    cue: Cue
+    confidence: float
 
 
 @dataclass(frozen=True)
@@ -201,18 +251,38 @@ class Evidence:
     squeezed: bool = False  # the pips' layout is squeezed one way, as by a tilt (squeeze_cues)
     face: FaceSize | None = None  # the top face measured from its pips, when a cue measured it
 
+    def decisions(self, params: FlagParams = FlagParams()) -> tuple[Decision, ...]:
+        """Every cue that raises a flag on this die, with how sure it is: the model's own
+        probability, or a rule's precision measured on renders (``FlagParams.*_confidence``).
+        A flag raised by several cues is as sure as the surest (:meth:`confidence`)."""
+        out = []
+        if self.cocked >= params.cocked_threshold:
+            out.append(Decision(DieFlag.COCKED, Cue.MODEL, self.cocked))
+        if self.squeezed:
+            out.append(Decision(DieFlag.COCKED, Cue.SQUEEZE, params.squeeze_confidence))
+        cocked = bool(out)
+        if self.touching and self.stacked >= params.stacked_threshold:
+            out.append(Decision(DieFlag.STACKED, Cue.MODEL, self.stacked))
+        if self.alone_stack(params) and not self.squeezed:
+            out.append(Decision(DieFlag.STACKED, Cue.ALONE, params.alone_confidence))
+        if params.lean_is_stack and self.touching and cocked:
+            out.append(Decision(DieFlag.STACKED, Cue.LEAN, params.lean_confidence))
+        if self.larger(params):
+            if self.size_learnt:
+                out.append(
+                    Decision(DieFlag.STACKED, Cue.SIZE_LEARNT, params.size_learnt_confidence)
+                )
+            else:
+                out.append(Decision(DieFlag.STACKED, Cue.SIZE, params.size_confidence))
+        return tuple(out)
+
     def flags(self, params: FlagParams = FlagParams()) -> frozenset[DieFlag]:
-        out = set()
-        if self.cocked >= params.cocked_threshold or self.squeezed:
-            out.add(DieFlag.COCKED)
-        if (
-            (self.touching and self.stacked >= params.stacked_threshold)
-            or (self.alone_stack(params) and not self.squeezed)
-            or (params.lean_is_stack and self.touching and DieFlag.COCKED in out)
-            or self.larger(params)
-        ):
-            out.add(DieFlag.STACKED)
-        return frozenset(out)
+        return frozenset(d.flag for d in self.decisions(params))
+
+    def confidence(self, flag: DieFlag, params: FlagParams = FlagParams()) -> float | None:
+        """How sure the flag is, in [0, 1] (the surest of the cues raising it), or None when
+        no cue raises it."""
+        return max((d.confidence for d in self.decisions(params) if d.flag is flag), default=None)
 
     def alone_stack(self, params: FlagParams = FlagParams()) -> bool:
         """The model is very sure of a stack with no other die in reach: a die squarely on a

@@ -95,7 +95,11 @@ class DieReading:
 
     ``value`` is the top face's pips (1-6) or ``None`` when unreadable; ``center_xy`` and
     ``corners_xy`` (the top face's four corners) are in frame pixels; ``size_px`` is the top
-    face's side length; ``colour`` a plain body-colour name; ``confidence`` in [0, 1].
+    face's side length; ``colour`` a plain body-colour name; ``confidence`` in [0, 1], that
+    of the value. ``flag_confidence`` says how sure each COCKED / STACKED flag the die carries
+    is, in [0, 1] (``vision.flags.Evidence.decisions``): a phone can show a flag at 0.99 as
+    certain and one at 0.8 as "check this die" (OFF_PAD and UNREADABLE are not judged but
+    measured: the pad's outline, the value's confidence).
     """
 
     value: int | None
@@ -106,6 +110,17 @@ class DieReading:
     confidence: float
     flags: frozenset[DieFlag] = field(default_factory=frozenset)
     face: FaceSize | None = None  # its pips' measurement, when the flags took one (not in JSON)
+    flag_confidence: tuple[tuple[DieFlag, float], ...] = ()  # (flag, 0-1) per COCKED / STACKED
+
+    def __post_init__(self) -> None:
+        for flag, sure in self.flag_confidence:
+            if flag not in self.flags or not 0.0 <= sure <= 1.0:
+                raise ValueError(f"flag confidence {flag.value}={sure}: no such flag, or not 0-1")
+
+    def flag_sure(self, flag: DieFlag) -> float | None:
+        """How sure the die's ``flag`` is (0-1), or None when it does not carry it or it is not
+        a judged flag."""
+        return dict(self.flag_confidence).get(flag)
 
     @property
     def scorable(self) -> bool:
@@ -121,6 +136,7 @@ class DieReading:
             "colour": self.colour,
             "confidence": round(self.confidence, 3),
             "flags": sorted(f.value for f in self.flags),
+            "flag_confidence": {f.value: round(c, 3) for f, c in sorted(self.flag_confidence)},
         }
 
 
