@@ -4,8 +4,10 @@ One loop: :class:`~hardware.supervisor.CameraSupervisor` frames (it survives sta
 garbage and unplugged cameras) -> :mod:`vision.settle` on the small grey preview -> on the one
 "settled" frame of a throw: the dice reader -> :func:`server.pad_decide.decide` for the table
 on the pad -> :meth:`TableService.apply` with ``source="camera"`` and the frame's JPEG (encoded
-once) on the roll. Notices ("cocked dice: re-roll 1 die", "check the roll on the phone") go to
-the table's ``pad.notice``; the camera's status to ``pad.camera`` of every table in play (and
+once, each die outlined and labelled with what was read, its flags and how sure they are:
+``vision.annotate``; the phone shows it with a re-roll or a roll to check) on the roll.
+Notices ("cocked dice: re-roll 1 die", "check the roll on the phone") go to the table's
+``pad.notice``; the camera's status to ``pad.camera`` of every table in play (and
 the one on the pad) and to :class:`~server.health.Health`. The bank/undo buttons act on the
 table on the pad with ``source="button"``; the LED shows whether the camera is reading.
 
@@ -50,6 +52,7 @@ from server.health import Health
 from server.pad_decide import Decision, Notice, NoticeKind, decide, dice_wanted
 from server.pad_truth import reading_from_truth, source_truth
 from server.tables import TableService, UnknownTableError
+from vision.annotate import annotate
 from vision.reading import Pad, Reading
 from vision.settle import SettleParams, SettleState, step
 
@@ -352,8 +355,8 @@ class PadService:
             # a re-roll whose roll is not logged (unreadable dice): the pad photo is the proof
             or (decision.notice.kind is NoticeKind.REROLL and not rolls)
         )
-        if needs_photo or rolls:
-            jpeg = encode_snapshot(frame.image)
+        if needs_photo or rolls:  # what the camera saw, with what it read drawn on it
+            jpeg = encode_snapshot(annotate(frame.image, reading))
         applied: list[int] = []
         error: str | None = None
         snap = jpeg

@@ -18,6 +18,7 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
+import cv2
 import numpy as np
 import pytest
 from flask import Flask
@@ -394,3 +395,21 @@ def test_a_phone_follows_the_camera_and_puts_its_table_on_the_pad(
         browser.close()
     assert rig.tables.view(other)["pad"]["on_pad"] is False
     assert errors == []
+
+
+def test_the_photo_of_a_throw_shows_what_the_camera_read(rig: Rig, client: FlaskClient) -> None:
+    """The roll's snapshot is the settled frame with each die outlined: a flagged die in the
+    flag colour, the others in the scorable colour, so the table sees which die to throw
+    again (the frame itself is plain grey)."""
+    table = new_table(client, "you-blew-it", teams={"A": ["Ann"], "B": ["Bob"]})
+    rig.throw(reading(1, 2, 3, 4, 6, 6, cocked=(5,)))
+    snap = client.get(f"/api/tables/{table}/snapshots/1")
+    assert snap.status_code == 200
+    image = cv2.imdecode(np.frombuffer(snap.data, np.uint8), cv2.IMREAD_COLOR)
+    b, g, r = (image[:, :, k].astype(int) for k in range(3))
+    orange = (r > 150) & (r - b > 80)  # JPEG's chroma blurs the 1 px lines' colours
+    green = (g - r > 30) & (g - b > 30)
+    assert orange[80:125, 200:245].sum() > 20  # the cocked die (centre 220, 100)
+    assert orange[80:125, :195].sum() == 0
+    assert green[80:125, 0:45].sum() > 20  # a flat die (centre 20, 100)
+    assert not (orange | green)[150:, :].any()  # nothing drawn where no die is

@@ -25,19 +25,26 @@ def annotate(frame: np.ndarray, reading: Reading) -> np.ndarray:
     scale = 0.45 * thick
     for die in reading.dice:
         colour = _UNREADABLE if die.value is None else _FLAGGED if die.flags else _OK
-        pts = np.round(np.array(die.corners_xy)).astype(np.int32).reshape(-1, 1, 2)
+        corners = die.corners_xy or _square(die)
+        pts = np.round(np.array(corners)).astype(np.int32).reshape(-1, 1, 2)
         cv2.polylines(out, [pts], True, colour, thick, cv2.LINE_AA)
         text = "?" if die.value is None else str(die.value)
         if die.flags:  # a judged flag with how sure it is: "cocked 93%"
             text += " " + ",".join(_flag_label(die, f) for f in sorted(die.flags))
-        x = int(min(p[0] for p in die.corners_xy))
-        y = int(min(p[1] for p in die.corners_xy)) - 3 * thick
+        x = int(min(p[0] for p in corners))
+        y = int(min(p[1] for p in corners)) - 3 * thick
         org = (x, max(y, 12 * thick))
         font = cv2.FONT_HERSHEY_SIMPLEX
         # a dark halo under the coloured text keeps it legible on any table
         cv2.putText(out, text, org, font, scale, (0, 0, 0), thick + 2, cv2.LINE_AA)
         cv2.putText(out, text, org, font, scale, colour, thick, cv2.LINE_AA)
     return out
+
+
+def _square(die: DieReading) -> tuple[tuple[float, float], ...]:
+    """A die given without corners (a reading typed in, not seen): its size around its centre."""
+    (x, y), h = die.center_xy, die.size_px / 2
+    return ((x - h, y - h), (x + h, y - h), (x + h, y + h), (x - h, y + h))
 
 
 def _flag_label(die: DieReading, flag: DieFlag) -> str:
