@@ -10,6 +10,7 @@ checked by applying it to the state, so nothing here restates a game's rules.
 - the right number of clean dice -> ``roll`` (``reveal`` when the table expects one);
 - a COCKED / STACKED / OFF_PAD die -> ``roll`` + ``reroll`` of the offending dice, or of
   every die just rolled, per the game's house rule (``*.cocked_dice``, ``bolo.sloppy_dice``);
+  when the flags are all unsure (``UNSURE_FLAG``) the notice asks the table to check the photo;
 - too few dice -> "sloppy dice: re-roll" notice (no action: the engine takes no short roll);
 - unreadable dice -> a "confirm" notice: the phone enters the roll (the snapshot is shown);
 - fewer dice than the engine expects while a keep/farm is due -> the keep of that size is
@@ -37,6 +38,11 @@ KEEPING = frozenset({"keep", "keep_or_bank", "farm_or_roll", "reroll"})
 """``Expecting.action`` values where a keep (or a house-clause re-roll) may come first."""
 
 OFFENDING = frozenset({DieFlag.COCKED, DieFlag.STACKED, DieFlag.OFF_PAD})
+UNSURE_FLAG = 0.9
+"""A re-roll whose every offending die is flagged less surely than this says so: the table
+looks at the photo and undoes the re-roll if the die was flat. On the clean, degraded and tray
+renders the flags network's COCKED from 0.8 to 0.9 was right 12 times in 16 (5 in 9 in a
+tray), from 0.9 up 1447 in 1453 (``bench_synth --only flags``)."""
 """Flags that make a die be thrown again (RULES.md C1/C2)."""
 
 STANDING_TOLERANCE = 0.5
@@ -264,6 +270,15 @@ def _count_notice(
     return Notice(NoticeKind.COUNT, text, seen)
 
 
+def _unsure(die: DieReading) -> bool:
+    """A die flagged only COCKED / STACKED, none of them at ``UNSURE_FLAG`` or more (a flag
+    without a confidence, or OFF_PAD, which the pad's outline decides, is sure)."""
+    if DieFlag.OFF_PAD in die.flags:
+        return False
+    sure = [die.flag_sure(f) for f in die.flags & {DieFlag.COCKED, DieFlag.STACKED}]
+    return bool(sure) and all(c is not None and c < UNSURE_FLAG for c in sure)
+
+
 def _for_plan(
     plan: _Plan,
     dice: tuple[DieReading, ...],
@@ -286,6 +301,8 @@ def _for_plan(
         every = rule == "reroll_all_just_rolled"
         count = len(dice) if every else len(offending)
         text = f"{inferred}{reason} dice: {who}: re-roll {'all ' if every else ''}{_n(count)}"
+        if all(_unsure(d) for d in offending):
+            text += " (the camera is not sure: check the photo, undo if it is wrong)"
         if unreadable:  # the roll cannot be logged; the next throw answers the same question
             return Decision(plan.prefix, Notice(NoticeKind.REROLL, text, seen))
         values = tuple(d.value for d in dice if d.value is not None)

@@ -39,7 +39,14 @@ from server.config import Config
 from server.feed import Feed
 from server.health import Health
 from server.pad_api import attach, start_pad_service
-from server.pad_decide import Decision, NoticeKind, decide, dice_wanted, split_standing
+from server.pad_decide import (
+    UNSURE_FLAG,
+    Decision,
+    NoticeKind,
+    decide,
+    dice_wanted,
+    split_standing,
+)
 from server.pad_script import ScriptedSource, ThrowPlan, ThrowScript
 from server.pad_service import PadService, encode_snapshot, vision_reader
 from server.pad_truth import reading_from_truth, source_truth
@@ -626,6 +633,39 @@ def test_cocked_die_bolo_rerolls_only_it_and_leaves_the_rest_standing() -> None:
     again = Reading((*d.standing, die(6, 300.0, 300.0)), (640, 480))
     d2 = decide(game, after, again, standing=d.standing)
     assert d2.actions == (Roll((6,)),)
+
+
+def test_a_re_roll_on_unsure_flags_says_so() -> None:
+    """Every offending die flagged under ``UNSURE_FLAG`` (a confidence the flags gave): the
+    re-roll stands, and the notice asks the table to check the photo; one sure flag, or a die
+    off the pad (the pad's outline decides that), and it does not."""
+    game = games.find("bolo")
+    state = game.new(players=["Ann"])
+
+    def with_flags(*marks: tuple[DieFlag, float]) -> Reading:
+        dice = list(reading(1, 5, 2, 3, 3).dice)
+        flags = frozenset(f for f, _ in marks)
+        dice[2] = replace(dice[2], flags=flags, flag_confidence=tuple(sorted(marks)))
+        return Reading(tuple(dice), (640, 480))
+
+    hedge = "the camera is not sure"
+    unsure = decide(game, state, with_flags((DieFlag.COCKED, UNSURE_FLAG - 0.01)))
+    assert unsure.actions == (Roll((1, 5, 2, 3, 3)), Reroll((2,), "cocked"))
+    assert unsure.notice is not None
+    assert hedge in unsure.notice.text
+    for marks in (
+        ((DieFlag.COCKED, UNSURE_FLAG),),
+        ((DieFlag.COCKED, 0.99), (DieFlag.STACKED, 0.8)),  # leaning on a die: cocked for sure
+    ):
+        sure = decide(game, state, with_flags(*marks))
+        assert sure.notice is not None
+        assert hedge not in sure.notice.text
+    dice = list(with_flags((DieFlag.COCKED, 0.85)).dice)
+    dice[2] = replace(dice[2], flags=dice[2].flags | {DieFlag.OFF_PAD})  # cocked off the pad
+    off = decide(game, state, Reading(tuple(dice), (640, 480)))
+    assert off.notice is not None
+    assert "sloppy" in off.notice.text
+    assert hedge not in off.notice.text
 
 
 def test_bolo_house_rule_reroll_all_and_bar_dice_default() -> None:
