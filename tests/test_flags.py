@@ -18,7 +18,7 @@ from vision import flags, synth
 from vision.detect import read_roll
 from vision.flags import DieView, Evidence, FlagParams, judge
 from vision.params import DetectorParams
-from vision.reading import DieFlag
+from vision.reading import DieFlag, DieReading
 from vision.synth import DieTruth
 
 ALARMS = {DieFlag.COCKED, DieFlag.STACKED}
@@ -223,6 +223,17 @@ def test_reach_is_measured_between_distinct_dice() -> None:
     ev = judge(frame, [a, over, beside, far, twin])
     assert [e.touching for e in ev] == [True, True, True, False, False]
     assert judge(frame, []) == ()
+
+
+def test_reach_is_counted_in_sides_of_the_larger_die() -> None:
+    """Whether two dice touch does not depend on which of them is asked: the gap is counted in
+    sides of the larger, so a die read small beside a large one touches it as the large one
+    touches it (1.25 sides of the large die here, 2.5 of the small one's)."""
+    frame = np.full((200, 200, 3), 90, np.uint8)
+    big = DieView((70.0, 100.0), 40.0, 0.0)
+    small = DieView((120.0, 100.0), 20.0, 0.0)
+    assert [e.touching for e in judge(frame, [big, small])] == [True, True]
+    assert [e.touching for e in judge(frame, [small, big])] == [True, True]
 
 
 def test_a_lone_die_needs_a_surer_verdict_to_be_stacked() -> None:
@@ -498,6 +509,44 @@ def test_a_cocked_die_touching_another_leans_on_it() -> None:
     assert leaning.flags(FlagParams(lean_is_stack=False)) == {DieFlag.COCKED}
     assert on_rail.flags() == {DieFlag.COCKED}
     assert beside.flags() == frozenset()
+
+
+def test_a_die_with_squeezed_pips_touching_another_leans_on_it() -> None:
+    """COCKED by its squeezed pips is COCKED like the model's: with another die in reach the
+    die leans on it, so it is STACKED as well (by the lean, at the lean's confidence)."""
+    p = FlagParams()
+    squeezed = Evidence(cocked=0.3, stacked=0.1, touching=True, squeezed=True)
+    assert squeezed.flags(p) == {DieFlag.COCKED, DieFlag.STACKED}
+    assert [(d.flag, d.cue) for d in squeezed.decisions(p)] == [
+        (DieFlag.COCKED, flags.Cue.SQUEEZE),
+        (DieFlag.STACKED, flags.Cue.LEAN),
+    ]
+    assert squeezed.flags(FlagParams(lean_is_stack=False)) == {DieFlag.COCKED}
+    alone = Evidence(cocked=0.3, stacked=0.1, touching=False, squeezed=True)
+    assert alone.flags(p) == {DieFlag.COCKED}
+
+
+def test_a_learnt_size_turned_off_judges_nothing() -> None:
+    """``size_ratio_learnt`` 0 turns the learnt-size cue off: a die measured against the pad's
+    learnt flat size is not STACKED by it, however large it measured; the cue against the flat
+    dice beside it is not affected."""
+    learnt = Evidence(0.0, 0.0, touching=True, size_ratio=1.06, size_learnt=True)
+    assert learnt.flags() == {DieFlag.STACKED}
+    assert learnt.flags(FlagParams(size_ratio_learnt=0.0)) == frozenset()
+    beside = Evidence(0.0, 0.5, touching=False, size_ratio=1.06)
+    assert beside.flags(FlagParams(size_ratio_learnt=0.0)) == {DieFlag.STACKED}
+
+
+def test_a_flag_confidence_is_a_probability() -> None:
+    """A reading cannot say a flag is more than certain, or less than not at all."""
+    cocked = frozenset({DieFlag.COCKED})
+    for sure in (-0.1, 1.5):
+        with pytest.raises(ValueError, match="flag confidence"):
+            DieReading(
+                4, (0.0, 0.0), (), 20.0, "white", 0.9, cocked, None, ((DieFlag.COCKED, sure),)
+            )
+    die = DieReading(4, (0.0, 0.0), (), 20.0, "white", 0.9, cocked, None, ((DieFlag.COCKED, 1.0),))
+    assert die.flag_sure(DieFlag.COCKED) == 1.0
 
 
 RAIL = (-126.0, 0.0)

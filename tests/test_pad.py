@@ -43,6 +43,36 @@ def test_every_pad_colour_is_found_with_dice_on_it() -> None:
         assert polygon_iou(find_pad(shot.image), shot.truth.pad) > 0.95, colour
 
 
+@pytest.mark.parametrize("colour", [(35, 35, 150), (40, 70, 120)])
+def test_a_coloured_pad_under_a_light_gradient_is_found_whole(
+    colour: tuple[int, int, int],
+) -> None:
+    """A lamp to one side: the light changes by 40 % across the frame over a red felt or a
+    brown leather pad. Its hue does not change, so on a coloured pad lightness is down-weighted
+    and the pad is found whole (at full weight its bright end falls outside it: IoU ~0.85)."""
+    base = synth.random_scene(np.random.default_rng(5), n_dice=0)
+    rail, table = next((r, t) for c, r, t in _PADS if c == colour)
+    look = replace(base.pad, colour=colour, rail_colour=rail, table_colour=table, texture=0.5)
+    lamp = replace(base.lighting, gradient=0.4, gradient_dir_deg=0.0)
+    shot = synth.render(replace(base, pad=look, lighting=lamp, degrade=synth.Degrade()))
+    assert polygon_iou(find_pad(shot.image), shot.truth.pad) > 0.95
+
+
+def test_a_margin_grows_the_pad_outwards_only() -> None:
+    """``contains`` with a margin (the off-pad tolerance) keeps every point inside, however far
+    from the edges, and adds the points within the margin of an edge -- measured to the edges
+    as segments: a point on an edge's line far beyond its end is off the pad."""
+    pad = Pad(((0.0, 0.0), (100.0, 0.0), (100.0, 60.0), (0.0, 60.0)))
+    assert pad.contains((50.0, 30.0))
+    assert pad.contains((50.0, 30.0), margin=5.0)  # 30 px from the nearest edge
+    assert not pad.contains((103.0, 30.0))
+    assert pad.contains((103.0, 30.0), margin=5.0)
+    assert not pad.contains((106.0, 30.0), margin=5.0)
+    assert pad.contains((103.0, -3.0), margin=5.0)  # 4.2 px from the corner
+    assert not pad.contains((150.0, 2.0), margin=5.0)  # 2 px from the top edge's line only
+    assert not pad.contains((-20.0, 61.0), margin=5.0)
+
+
 def test_a_frame_that_is_all_pad_gives_the_whole_frame() -> None:
     frame = np.full((240, 320, 3), (40, 110, 30), np.uint8)
     pad = find_pad(frame)
@@ -77,6 +107,9 @@ def test_json_round_trip_and_rescale(tmp_path: Path) -> None:
     double = load_pad(path, frame_size=(640, 480))
     assert double == scale_pad(pad, (320, 240), (640, 480))
     assert double.polygon[1] == (600.0, 45.0)
+    # another aspect (a 16:9 mode of the same sensor): x and y scale apart
+    wide = load_pad(path, frame_size=(640, 360))
+    assert wide.polygon[1] == (600.0, 33.75)
     assert not (tmp_path / "pad.json.tmp").exists()
 
 
@@ -86,6 +119,7 @@ def test_json_round_trip_and_rescale(tmp_path: Path) -> None:
         ("{not json", "not valid JSON"),
         ("[1, 2]", "expected an object"),
         ('{"polygon": "square"}', "bad pad"),
+        ('{"corners": [[0, 0], [1, 0], [1, 1]]}', "polygon must be a list"),
         ('{"polygon": [[0, 0], [1, 1]]}', "three corners"),
         ('{"polygon": [[0, 0], [1, 0], [1]]}', "bad pad"),
         ('{"polygon": [[0, 0], [1, 0], [1, 1]], "frame_size": 3}', "frame_size"),

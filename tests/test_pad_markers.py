@@ -21,6 +21,7 @@ from server.cli import main
 from server.cli.calibrate import CalibrationError, calibrate
 from vision import synth
 from vision.markers import (
+    DICTIONARY,
     PadMarkersError,
     detect_markers,
     find_pad_markers,
@@ -140,6 +141,41 @@ def test_a_marker_seen_twice_is_an_error() -> None:
     sheet = cv2.resize(marker_sheet(), None, fx=0.25, fy=0.25, interpolation=cv2.INTER_AREA)
     with pytest.raises(PadMarkersError, match=r"3 \(bottom-left\) seen more than once"):
         find_pad_markers(np.hstack([sheet, sheet]))
+
+
+@pytest.mark.parametrize("angle_deg", [90.0, 160.0, -35.0])
+def test_the_polygon_runs_clockwise_from_marker_0s_corner(angle_deg: float) -> None:
+    """The pad keeps its own corners whichever way the camera is turned, as
+    ``find_pad_markers`` promises: the polygon starts at marker 0's corner and runs clockwise on
+    screen through markers 1, 2 and 3 (the corner errors above do not look at the order)."""
+    shot = shot_of(replace(PAD, angle_deg=angle_deg))
+    pad = find_pad_markers(shot.image)
+    assert pad is not None
+    centres = {i: c.mean(axis=0) for i, c in detect_markers(shot.image).items()}
+    for k, corner in enumerate(pad.polygon):
+        assert min(centres, key=lambda i: float(np.linalg.norm(centres[i] - corner))) == k
+    xs, ys = np.array(pad.polygon).T
+    assert float(np.dot(xs, np.roll(ys, -1)) - np.dot(ys, np.roll(xs, -1))) > 0  # y down
+
+
+def test_other_markers_of_the_dictionary_are_ignored() -> None:
+    """A marker of the same dictionary that is no corner marker (a spare sheet's neighbour, a
+    game's own tag) lying on the table changes nothing: only ids 0-3 frame the pad."""
+    shot = shot_of()
+    image = shot.image.copy()
+    stray = cv2.aruco.generateImageMarker(
+        cv2.aruco.getPredefinedDictionary(DICTIONARY), 7, 42, borderBits=1
+    )
+    card = np.full((58, 58), 255, np.uint8)
+    card[8:50, 8:50] = stray
+    image[31:89, 291:349] = card[:, :, None]  # on the table above the pad, between markers
+    dictionary = cv2.aruco.getPredefinedDictionary(DICTIONARY)
+    _, ids, _ = cv2.aruco.ArucoDetector(dictionary).detectMarkers(image)
+    assert 7 in ids.ravel()  # in view, and decoded
+    assert sorted(detect_markers(image)) == [0, 1, 2, 3]
+    pad = find_pad_markers(image)
+    assert pad is not None
+    assert max(corner_errors(pad, shot.truth.pad)) < TOLERANCE_PX
 
 
 def test_no_markers_in_view_is_none() -> None:

@@ -18,7 +18,7 @@ from vision.detect import read_roll
 from vision.flags import DieView, Evidence, FlagParams, size_cues
 from vision.params import DetectorParams
 from vision.pipsize import face_size, size_ratio, square_on, symmetry_centre
-from vision.reading import DieFlag, FaceSize, Pad
+from vision.reading import DieFlag, DieReading, FaceSize, Pad
 
 
 def size_ratios(*args: Any, **kwargs: Any) -> list[float | None]:
@@ -116,6 +116,30 @@ def test_a_pad_seen_square_on_is_a_parallelogram() -> None:
     assert not square_on(Pad(((0.0, 0.0), (10.0, 0.0), (5.0, 9.0))))  # not a quadrilateral
 
 
+def test_a_slight_slant_is_not_square_on() -> None:
+    """A far edge about 5 % shorter than the near one makes a die at a far corner look 7 %
+    smaller than at a near one -- as much as a die on a die -- so the pad is not square on; an
+    outline a pixel off a rectangle is."""
+    assert not square_on(Pad(((110.0, 80.0), (530.0, 80.0), (540.0, 400.0), (100.0, 400.0))))
+    assert square_on(Pad(((101.0, 80.0), (539.0, 80.0), (540.0, 400.0), (100.0, 400.0))))
+
+
+def test_only_flat_dice_measured_well_teach_the_pad_its_size() -> None:
+    """The pad learns a flat die's size from settled rolls: a flagged die (on a die it looks
+    larger, tilted smaller) and a face whose pips did not lay out squarely must not enter it,
+    even when the flags measured them already (``DieReading.face``)."""
+    from vision.pipsize import flat_samples
+
+    pad = Pad(((100.0, 80.0), (540.0, 80.0), (540.0, 400.0), (100.0, 400.0)))
+    blank = np.zeros((480, 640, 3), np.uint8)  # nothing to measure again: only .face counts
+    face = FaceSize(40.0, (320.0, 240.0), 0.0, True)
+    flat = DieReading(4, (320.0, 240.0), (), 40.0, "white", 0.9, face=face)
+    assert flat_samples(blank, [flat], pad) == [pytest.approx(40.0)]
+    stacked = dataclasses.replace(flat, flags=frozenset({DieFlag.STACKED}))
+    skewed = dataclasses.replace(flat, face=dataclasses.replace(face, consistent=False))
+    assert flat_samples(blank, [stacked, skewed], pad) == []
+
+
 FLAT = (
     (4, (-60.0, -35.0), 10.0),
     (5, (55.0, -40.0), 33.0),
@@ -184,6 +208,16 @@ def test_size_cue_parameters_are_checked() -> None:
         FlagParams(size_agree=0.0)
     with pytest.raises(ValueError, match="size_refs"):
         FlagParams(size_refs=0)
+    # the learnt size's ratio lies between the neighbours' ratio and the misjudged-die limit
+    with pytest.raises(ValueError, match="size_ratio_learnt"):
+        FlagParams(size_ratio_learnt=1.01)
+    with pytest.raises(ValueError, match="size_ratio_learnt"):
+        FlagParams(size_ratio_learnt=1.2)
+    assert FlagParams(size_ratio_learnt=0.0).size_ratio_learnt == 0.0
+    with pytest.raises(ValueError, match="squeeze"):
+        FlagParams(squeeze=0.5)
+    with pytest.raises(ValueError, match="squeeze_gate"):
+        FlagParams(squeeze_gate=1.0)
     assert FlagParams(size_ratio=0.0).size_ratio == 0.0
 
 
@@ -393,3 +427,80 @@ def test_a_die_on_a_die_falls_back_on_the_learnt_size_when_no_flat_die_measures_
     assert cue[1] is True
     assert cue[0] > FlagParams().size_ratio
     assert cue[0] == pytest.approx(by_flat_die[0], abs=0.01)
+
+
+def _lone_flat_die() -> tuple[synth.SceneImage, DieView, FaceSize]:
+    """One flat white 4 on the pad of ``LOOK``, seen as the reader would, and its measured face."""
+    style = synth.STYLES["white"]
+    spec = synth.DieSpec(4, (30.0, -20.0), 15.0, 0.0, 0.0, 0.0, 16.0, style)
+    shot = synth.render(synth.Scene((spec,), **LOOK))
+    (truth,) = shot.truth.dice
+    view = DieView(truth.center_xy, truth.size_px, 0.0)
+    face = face_size(shot.image, view.center_xy, view.side_px, 4)
+    assert face is not None
+    assert face.consistent
+    return shot, view, face
+
+
+def test_the_learnt_size_judges_a_lone_die_only_on_the_pad_and_not_against_the_model() -> None:
+    """A lone die 6 % over the pad's learnt flat size, with no other die measured to bear the
+    size out: the size alone judges it only if the model gives it some chance of a stack
+    (``FlagParams.size_gate_learnt``: a stale size would flag every die of a new, larger set
+    one by one), and a die off the pad is not measured (it is re-rolled as it is)."""
+    from vision.pipsize import at_centre
+
+    shot, view, face = _lone_flat_die()
+    pad = shot.truth.pad
+    side = at_centre(pad, face.center_xy, face.side_px)
+    assert side is not None
+    learnt = dataclasses.replace(pad, flat_side_px=side / 1.06)
+    gate = FlagParams().size_gate_learnt
+
+    def cue(stacked: float, on: Pad) -> tuple[float, bool] | None:
+        (c,) = size_cues(shot.image, [view], [4], [Evidence(0.0, stacked, touching=False)], pad=on)
+        return c
+
+    some_chance = cue(2 * gate, learnt)
+    assert some_chance is not None
+    assert some_chance[1] is True
+    assert some_chance[0] == pytest.approx(1.06, abs=0.005)
+    assert cue(gate / 2, learnt) is None  # the model rules a stack out: the size alone does not
+    xs = [x for x, _ in pad.polygon]
+    shift = max(xs) - min(xs) + 3 * face.side_px  # the same pad, moved clear of the die
+    off = dataclasses.replace(learnt, polygon=tuple((x + shift, y) for x, y in pad.polygon))
+    assert not off.contains(view.center_xy)
+    assert cue(2 * gate, off) is None
+
+
+def test_a_die_touching_another_is_measured_against_the_learnt_size_not_its_neighbours() -> None:
+    """A die beside another is the model's to judge against the dice around it, so the size
+    cue does not compare it with them (a neighbour may itself be misjudged); once the pad has
+    learnt the flat size it is measured against that (``size_learnt``), like every die flagged
+    neither."""
+    from vision.pipsize import at_centre, learned_side
+
+    shot = _on_top_scene(flat=2)
+    pad = shot.truth.pad
+    seen = [d for d in shot.truth.dice if d.visible >= 0.5]
+    views = [DieView(d.center_xy, d.size_px, 0.0) for d in seen]
+    values = [d.value for d in seen]
+    i = next(k for k, d in enumerate(seen) if d.stacked)
+    flat = [
+        face_size(shot.image, v.center_xy, v.side_px, d.value)
+        for v, d in zip(views, seen, strict=True)
+    ]
+    samples = [
+        at_centre(pad, f.center_xy, f.side_px)
+        for k, f in enumerate(flat)
+        if k != i and f is not None and f.consistent
+    ]
+    side = learned_side([s for s in samples if s is not None] * 4)
+    assert side is not None
+    learnt = dataclasses.replace(pad, flat_side_px=side)
+    touching = [Evidence(0.0, 0.5 if d.stacked else 0.0, touching=True) for d in seen]
+    cues = size_cues(shot.image, views, values, touching, pad=learnt)
+    on_top = cues[i]
+    assert on_top is not None
+    assert on_top[1] is True  # against the learnt size
+    assert on_top[0] > FlagParams().size_ratio_learnt
+    assert size_cues(shot.image, views, values, touching, pad=pad) == [None] * len(seen)

@@ -37,6 +37,8 @@ def test_body_colour_names_the_body_not_the_pips(
         ((0, 10, 120), "grey"),
         ((175, 200, 200), "red"),
         ((15, 200, 80), "brown"),
+        ((3, 200, 80), "red"),  # a dark red stays red: only a dark orange is brown
+        ((100, 200, 50), "black"),  # too dark for any hue to show
         ((100, 200, 200), "blue"),
     ],
 )

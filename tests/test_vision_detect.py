@@ -127,6 +127,21 @@ def test_unsure_values_are_unreadable_not_guessed() -> None:
     assert reading.values == ()
 
 
+def test_measured_flags_carry_no_confidence() -> None:
+    """Only the judged flags (COCKED, STACKED) say how sure they are: OFF_PAD and UNREADABLE
+    are measured (the pad's outline, the value's confidence), so a die carrying only those
+    carries no flag confidence, in the reading or its JSON."""
+    img, _ = _scene((235, 235, 235), (20, 20, 20), 44)
+    pad = Pad(((0.0, 0.0), (300.0, 0.0), (300.0, 480.0), (0.0, 480.0)))
+    reading = read_roll(img, pad=pad, params=DetectorParams(min_value_confidence=1.0))
+    assert reading.flagged(DieFlag.OFF_PAD)
+    for die in reading.dice:
+        assert DieFlag.UNREADABLE in die.flags
+        assert die.flag_confidence == ()
+        assert die.flag_sure(DieFlag.OFF_PAD) is None
+        assert die.to_json()["flag_confidence"] == {}
+
+
 @pytest.mark.parametrize(
     ("frame", "error"),
     [
@@ -170,17 +185,20 @@ def test_a_second_peak_on_a_pip_of_a_two_is_not_a_die() -> None:
     from vision.detect import DieGeometry, _without_pips_of_other_dice
     from vision.locate import Candidate
 
-    def die(value: int, xy: tuple[float, float], score: float) -> DieGeometry:
+    def die(value: int, xy: tuple[float, float], score: float, side: float = 40.0) -> DieGeometry:
         patch = np.zeros((32, 32, 3), np.uint8)
         corners = ((0.0, 0.0),) * 4
         guess = ValueGuess(value, 0.95, 0.01)
-        return DieGeometry(Candidate(xy, 52.0, score), patch, 0.0, 40.0, corners, guess)
+        return DieGeometry(Candidate(xy, 1.3 * side, score), patch, 0.0, side, corners, guess)
 
     two = die(2, (100.0, 100.0), 0.7)
     pip = die(1, (112.0, 88.0), 0.4)  # 0.42 sides from the 2's centre
     beside = die(1, (145.0, 100.0), 0.4)  # 1.1 sides away: another die
     stronger = die(1, (112.0, 88.0), 0.9)
     assert _without_pips_of_other_dice([two, pip, beside], 0.6) == [two, beside]
+    # the reach is in the 2's sides: a peak on its pip is boxed pip-sized, not die-sized
+    small = die(1, (112.0, 88.0), 0.4, side=12.0)
+    assert _without_pips_of_other_dice([two, small], 0.6) == [two]
     assert _without_pips_of_other_dice([two, stronger], 0.6) == [two, stronger]
     assert _without_pips_of_other_dice([two, pip], 0.0) == [two, pip]
     four = die(4, (100.0, 100.0), 0.7)
