@@ -113,6 +113,17 @@ def test_json_round_trip_and_rescale(tmp_path: Path) -> None:
     assert not (tmp_path / "pad.json.tmp").exists()
 
 
+def test_a_rescaled_pad_keeps_its_learnt_flat_size_in_the_new_frame() -> None:
+    """A pad that knows its flat die's size carries it, scaled, to another resolution (the
+    polygon's scale, in the geometric mean of x and y for another aspect)."""
+    pad = Pad(((10.0, 20.0), (300.0, 22.5), (310.0, 230.0)), flat_side_px=40.0)
+    assert scale_pad(pad, (320, 240), (640, 480)).flat_side_px == pytest.approx(80.0)
+    assert scale_pad(pad, (320, 240), (640, 360)).flat_side_px == pytest.approx(
+        40 * 1.5**0.5 * 2**0.5
+    )
+    assert scale_pad(Pad(pad.polygon), (320, 240), (640, 480)).flat_side_px is None
+
+
 @pytest.mark.parametrize(
     ("text", "message"),
     [
@@ -123,6 +134,8 @@ def test_json_round_trip_and_rescale(tmp_path: Path) -> None:
         ('{"polygon": [[0, 0], [1, 1]]}', "three corners"),
         ('{"polygon": [[0, 0], [1, 0], [1]]}', "bad pad"),
         ('{"polygon": [[0, 0], [1, 0], [1, 1]], "frame_size": 3}', "frame_size"),
+        ('{"polygon": [[0, 0], [1, 0], [1, 1]], "frame_size": [0, 480]}', "must be positive"),
+        ('{"polygon": [[0, 0], [1, 0], [1, 1]], "frame_size": [-320, 240]}', "must be positive"),
     ],
 )
 def test_bad_config_names_the_file(tmp_path: Path, text: str, message: str) -> None:

@@ -13,6 +13,7 @@ and its outline is simplified to a quadrilateral when it is one.
 from __future__ import annotations
 
 import json
+import math
 from pathlib import Path
 
 import cv2
@@ -186,9 +187,14 @@ def pad_mask(pad: Pad, size: tuple[int, int], *, margin: float = 0.0) -> npt.NDA
 
 
 def scale_pad(pad: Pad, from_size: tuple[int, int], to_size: tuple[int, int]) -> Pad:
-    """The same pad in a frame of another resolution (same camera, same field of view)."""
+    """The same pad in a frame of another resolution (same camera, same field of view), its
+    learnt flat die's size too. Sizes must be positive: a zero or negative one would divide by
+    zero or mirror the pad silently."""
+    if min(*from_size, *to_size) <= 0:
+        raise ValueError(f"frame sizes must be positive, not {from_size} -> {to_size}")
     sx, sy = to_size[0] / from_size[0], to_size[1] / from_size[1]
-    return Pad(tuple((x * sx, y * sy) for x, y in pad.polygon))
+    side = None if pad.flat_side_px is None else pad.flat_side_px * math.sqrt(sx * sy)
+    return Pad(tuple((x * sx, y * sy) for x, y in pad.polygon), side)
 
 
 def save_pad(
