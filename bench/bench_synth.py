@@ -17,6 +17,8 @@
   recalls leave out) and whether they were flagged; and the time
   the flags add to ``read_roll`` (median, as a share of the reader alone). Scenes: clean, degraded,
   and "tray" (six dice, the flat ones side by side and touching).
+- pad: ``find_pad``'s IoU with the true pad on renders of each pad style under an even light and
+  a lamp at one side.
 - settle: 200 chained rendered throws at 30 fps: throws with exactly one event, latency after
   rest, events during motion, ms per frame.
 - learnt: STACKED on top of a die, all STACKED and flat dice flagged, with and without the flat
@@ -461,6 +463,43 @@ def print_stack_cues(cues: Sequence[tuple[DieTruth, tuple[bool, float]]]) -> Non
             print(line(label, group))
 
 
+def bench_pad(quick: bool) -> None:
+    """``find_pad`` on renders of each pad style of ``vision.synth`` (felts, leather, a black
+    rubber mat, a grey felt) under a lamp at one side, from any direction: IoU with the true
+    pad per style and light gradient (0 = even light; 0.4 = one side 40 % brighter than the
+    middle, the other 40 % darker)."""
+    from dataclasses import replace
+
+    from vision.pad import polygon_iou
+    from vision.synth.scenes import _PADS
+
+    print("find_pad on renders of the empty pad, by pad colour (BGR) and light gradient")
+    seeds = range(20, 24 if quick else 32)
+    for colour, rail, table in _PADS:
+        row = []
+        for gradient in (0.0, 0.25, 0.4):
+            ious = []
+            for seed in seeds:
+                base = synth.random_scene(np.random.default_rng(seed), n_dice=0)
+                look = replace(
+                    base.pad, colour=colour, rail_colour=rail, table_colour=table, texture=0.5
+                )
+                lamp = replace(
+                    base.lighting, gradient=gradient, gradient_dir_deg=float(25 * seed % 360)
+                )
+                shot = synth.render(replace(base, pad=look, lighting=lamp, degrade=synth.Degrade()))
+                try:
+                    ious.append(polygon_iou(find_pad(shot.image), shot.truth.pad))
+                except PadNotFoundError:
+                    ious.append(0.0)
+            low = sum(i < 0.95 for i in ious)
+            row.append(
+                f"{gradient:.2f}: median {statistics.median(ious):.3f}, min {min(ious):.3f},"
+                f" {low}/{len(ious)} under 0.95"
+            )
+        print(f"  {colour}  " + ";  ".join(row))
+
+
 def bench_settle(quick: bool) -> None:
     print("settle detection on chained rendered throws (30 fps)")
     n = 40 if quick else 200
@@ -743,6 +782,7 @@ SECTIONS = {
     "flags": bench_flags,
     "learnt": bench_learnt,
     "settle": bench_settle,
+    "pad": bench_pad,
     "sheet": bench_sheet,
 }
 

@@ -58,6 +58,22 @@ def test_a_coloured_pad_under_a_light_gradient_is_found_whole(
     assert polygon_iou(find_pad(shot.image), shot.truth.pad) > 0.95
 
 
+@pytest.mark.parametrize(("colour", "seed"), [((40, 40, 40), 21), ((150, 150, 150), 26)])
+def test_a_grey_or_black_pad_under_a_light_gradient_is_found_whole(
+    colour: tuple[int, int, int], seed: int
+) -> None:
+    """The same lamp over a black rubber mat or a grey felt: lightness is all that tells such
+    a pad from its rail, and the lamp tilts it by 40 % across the frame. The tilt measured over
+    the pad found at first is taken out and the pad looked for again (without that, these two
+    came out at IoU 0.68 and 0.81)."""
+    base = synth.random_scene(np.random.default_rng(seed), n_dice=0)
+    rail, table = next((r, t) for c, r, t in _PADS if c == colour)
+    look = replace(base.pad, colour=colour, rail_colour=rail, table_colour=table, texture=0.5)
+    lamp = replace(base.lighting, gradient=0.4, gradient_dir_deg=float(25 * seed % 360))
+    shot = synth.render(replace(base, pad=look, lighting=lamp, degrade=synth.Degrade()))
+    assert polygon_iou(find_pad(shot.image), shot.truth.pad) > 0.97
+
+
 def test_a_margin_grows_the_pad_outwards_only() -> None:
     """``contains`` with a margin (the off-pad tolerance) keeps every point inside, however far
     from the edges, and adds the points within the margin of an edge -- measured to the edges

@@ -7,7 +7,13 @@ reduced, smoothed past the texture, and every pixel is scored by its colour dist
 lightness down-weighted so a light gradient does not split the pad) from the colour under the
 image centre, where a mounted camera looks at the pad. Otsu's threshold separates pad from
 not-pad; the region holding the centre, with holes filled (a die left on the pad), is the pad,
-and its outline is simplified to a quadrilateral when it is one.
+and its outline is simplified to a quadrilateral when it is one. A grey or black pad has only
+lightness to go on, so a lamp at one side can push its bright or dark end out of it: when the
+lightness over the pad found rises steeply across the frame (``TILT_MIN``), that plane is taken
+out and the pad looked for again. On renders under a lamp making one side 40 % brighter and the
+other 40 % darker, a black mat went from IoU 0.61-0.99 (5 of 12 under 0.95) to 0.98-0.99, a
+grey felt from 0.81-0.99 (3 of 12) to 0.99; coloured pads are unchanged, and so are the
+nellbyler_d6 tray photos' pads (``bench_synth --only pad``).
 """
 
 from __future__ import annotations
@@ -31,6 +37,13 @@ WORK_WIDTH = 320
 
 LOG_SCALE = 100.0
 """Lab-units per unit of log-lightness (a 2x brightness step scores about 69)."""
+
+TILT_MIN = 18.0
+"""How much a grey pad's lightness must rise across the frame (log-lightness units, see
+``LOG_SCALE``: a lamp making one side ~20 % brighter than the other) before :func:`find_pad`
+takes the tilt out and looks again. Shallower tilts it finds the pad through anyway; the
+tray photos of nellbyler_d6 tilt 2-8 units (at most 15), by shading towards the tray's walls
+rather than a lamp, and the tilt taken out of them moved their outlines off the floor."""
 
 GREY_CHROMA = 8.0
 """CIELab chroma below which a pad counts as grey/black: then lightness is all there is to go
@@ -66,11 +79,46 @@ def find_pad(
     # by the same small amount on a black mat as on a white one.
     lab[:, :, 0] = LOG_SCALE * np.log(lab[:, :, 0] + 8.0)
     cy, cx = sh // 2, sw // 2
-    patch = lab[cy - sh // 10 : cy + sh // 10 + 1, cx - sw // 10 : cx + sw // 10 + 1]
-    ref = np.median(patch.reshape(-1, 3), axis=0)
-    if float(np.hypot(ref[1] - 128, ref[2] - 128)) >= GREY_CHROMA:
+    ref = _reference(lab, cx, cy)
+    grey = float(np.hypot(ref[1] - 128, ref[2] - 128)) < GREY_CHROMA
+    if not grey:
         lab[:, :, 0] *= lightness_weight  # a coloured pad: hue carries the boundary
-        ref[0] *= lightness_weight
+    found = _outline(lab, cx, cy)
+    if grey and found is not None:
+        # a grey or black pad has only lightness to go on, and a lamp at one side tilts it:
+        # take the tilt out, as measured over the pad just found, and look again
+        flat, tilt = _untilted(lab, found[0])
+        again = _outline(flat, cx, cy) if tilt >= TILT_MIN else None
+        found = again if again is not None else found
+    if found is None:
+        raise PadNotFoundError("no pad-coloured region at the centre of the frame")
+    poly, area = found
+    if area < min_area_frac * sh * sw:
+        raise PadNotFoundError(
+            f"the region around the centre covers {area / (sh * sw):.0%} of the frame, "
+            f"less than {min_area_frac:.0%}: is the camera looking at the pad?"
+        )
+    full = poly.astype(np.float64) / scale
+    full[:, 0] = np.clip(full[:, 0], 0, w - 1)
+    full[:, 1] = np.clip(full[:, 1], 0, h - 1)
+    return Pad(tuple((float(x), float(y)) for x, y in full))
+
+
+def _reference(lab: npt.NDArray[np.float32], cx: int, cy: int) -> npt.NDArray[np.float32]:
+    """The pad's colour: the median under the centre of the frame, where the camera looks."""
+    sh, sw = lab.shape[:2]
+    patch = lab[cy - sh // 10 : cy + sh // 10 + 1, cx - sw // 10 : cx + sw // 10 + 1]
+    return np.asarray(np.median(patch.reshape(-1, 3), axis=0), np.float32)
+
+
+def _outline(
+    lab: npt.NDArray[np.float32], cx: int, cy: int
+) -> tuple[npt.NDArray[np.float32], float] | None:
+    """The pad's simplified outline (a quadrilateral when one is found) and its area, in the
+    reduced frame's pixels, or None when no region surrounds the centre."""
+    sh, sw = lab.shape[:2]
+    patch = lab[cy - sh // 10 : cy + sh // 10 + 1, cx - sw // 10 : cx + sw // 10 + 1]
+    ref = _reference(lab, cx, cy)
     dist = np.linalg.norm(lab - ref, axis=2)
     d8 = np.clip(dist * 4, 0, 255).astype(np.uint8)  # quarter-unit steps for Otsu
     otsu, _ = cv2.threshold(d8, 0, 255, cv2.THRESH_BINARY + cv2.THRESH_OTSU)
@@ -83,19 +131,33 @@ def find_pad(
     found = [_region(dist, level, cx, cy) for level in dict.fromkeys((tight, wide))]
     outlines = [o for o in found if o is not None]
     if not outlines:
-        raise PadNotFoundError("no pad-coloured region at the centre of the frame")
-    polys = [(_simplify(o), cv2.contourArea(o)) for o in outlines]
+        return None
+    polys = [(_simplify(o), float(cv2.contourArea(o))) for o in outlines]
     quads = [pa for pa in polys if len(pa[0]) == 4]
-    poly, area = quads[0] if quads else polys[0]
-    if area < min_area_frac * sh * sw:
-        raise PadNotFoundError(
-            f"the region around the centre covers {area / (sh * sw):.0%} of the frame, "
-            f"less than {min_area_frac:.0%}: is the camera looking at the pad?"
-        )
-    full = poly.astype(np.float64) / scale
-    full[:, 0] = np.clip(full[:, 0], 0, w - 1)
-    full[:, 1] = np.clip(full[:, 1], 0, h - 1)
-    return Pad(tuple((float(x), float(y)) for x, y in full))
+    return quads[0] if quads else polys[0]
+
+
+def _untilted(
+    lab: npt.NDArray[np.float32], poly: npt.NDArray[np.float32]
+) -> tuple[npt.NDArray[np.float32], float]:
+    """``lab`` with the plane that best fits the lightness inside ``poly`` (a pad of one
+    colour lit from one side) taken out, level at the frame's centre; and how much that plane
+    rises across the frame (log-lightness units, see ``TILT_MIN``)."""
+    sh, sw = lab.shape[:2]
+    inside = np.zeros((sh, sw), np.uint8)
+    cv2.fillPoly(inside, [np.round(poly).astype(np.int32).reshape(-1, 1, 2)], 1)
+    inside = np.asarray(cv2.erode(inside, np.ones((5, 5), np.uint8)), np.uint8)
+    ys, xs = np.nonzero(inside)
+    if len(xs) < 100:
+        return lab, 0.0
+    xc, yc = (xs - sw / 2.0) / sw, (ys - sh / 2.0) / sh
+    a = np.column_stack([np.ones_like(xc), xc, yc])
+    coef, *_ = np.linalg.lstsq(a, lab[ys, xs, 0].astype(np.float64), rcond=None)
+    gx = (np.arange(sw, dtype=np.float32) - sw / 2.0) / sw
+    gy = (np.arange(sh, dtype=np.float32) - sh / 2.0) / sh
+    out = lab.copy()
+    out[:, :, 0] -= np.float32(coef[1]) * gx[None, :] + np.float32(coef[2]) * gy[:, None]
+    return out, float(np.hypot(coef[1], coef[2]))
 
 
 def _region(
