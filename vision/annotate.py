@@ -4,6 +4,7 @@ apart from detection, which never draws."""
 
 from __future__ import annotations
 
+import math
 from collections.abc import Sequence
 
 import cv2
@@ -27,6 +28,8 @@ def annotate(frame: np.ndarray, reading: Reading) -> np.ndarray:
         colour = _UNREADABLE if die.value is None else _FLAGGED if die.flags else _OK
         corners = die.corners_xy or _square(die)
         pts = np.round(np.array(corners)).astype(np.int32).reshape(-1, 1, 2)
+        # a dark halo under the coloured outline keeps it visible on dice of its own colour
+        cv2.polylines(out, [pts], True, (0, 0, 0), thick + 2, cv2.LINE_AA)
         cv2.polylines(out, [pts], True, colour, thick, cv2.LINE_AA)
         text = "?" if die.value is None else str(die.value)
         if die.flags:  # a judged flag with how sure it is: "cocked 93%"
@@ -49,7 +52,10 @@ def _square(die: DieReading) -> tuple[tuple[float, float], ...]:
 
 def _flag_label(die: DieReading, flag: DieFlag) -> str:
     sure = die.flag_sure(flag)
-    return flag.value if sure is None else f"{flag.value} {100 * sure:.0f}%"
+    if sure is None:
+        return flag.value
+    percent = 100 if sure >= 1.0 else min(99, math.floor(100 * sure))  # 0.997 is not certain
+    return f"{flag.value} {percent}%"
 
 
 def contact_sheet(tiles: Sequence[np.ndarray], cols: int = 8) -> np.ndarray:
