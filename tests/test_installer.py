@@ -360,15 +360,17 @@ def test_uninstall_keeps_the_data_unless_purged(pi: FakePi) -> None:
     assert pi.changes() == []
 
 
-def test_script_is_shellcheck_clean() -> None:
+@pytest.mark.parametrize("script", [SCRIPT, REPO / "run", REPO / ".ci" / "run"])
+def test_script_is_shellcheck_clean(script: Path) -> None:
+    """The installer and the two commands' scripts: bash syntax, and shellcheck when there."""
     assert BASH is not None
-    syntax = subprocess.run([BASH, "-n", str(SCRIPT)], capture_output=True, text=True, check=False)
+    syntax = subprocess.run([BASH, "-n", str(script)], capture_output=True, text=True, check=False)
     assert syntax.returncode == 0, syntax.stderr
     shellcheck = shutil.which("shellcheck")
     if shellcheck is None:
         pytest.skip("shellcheck is not installed (apt-get install shellcheck)")
     result = subprocess.run(
-        [shellcheck, str(SCRIPT)], capture_output=True, text=True, timeout=60, check=False
+        [shellcheck, str(script)], capture_output=True, text=True, timeout=60, check=False
     )
     assert result.returncode == 0, result.stdout
 
