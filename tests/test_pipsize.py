@@ -472,6 +472,33 @@ def test_the_learnt_size_judges_a_lone_die_only_on_the_pad_and_not_against_the_m
     assert cue(2 * gate, off) is None
 
 
+def test_a_die_within_the_off_pad_margin_is_measured_as_on_the_pad() -> None:
+    """A die whose centre lies just past the pad's edge but within the reader's off-pad margin
+    is not OFF_PAD, so the learnt size judges it like any die on the pad (``judge``'s
+    ``pad_margin_px``, which ``read_roll`` sets to ``DetectorParams.off_pad_margin_px``)."""
+    from vision.pipsize import at_centre
+
+    shot, view, face = _lone_flat_die()
+    (cx, cy), r = view.center_xy, 300.0
+    edge = cx - 3.0  # the die's centre is 3 px past the pad's right edge
+    square = Pad(((edge - r, cy - r), (edge, cy - r), (edge, cy + r), (edge - r, cy + r)))
+    side = at_centre(square, face.center_xy, face.side_px)
+    assert side is not None
+    pad = dataclasses.replace(square, flat_side_px=side / 1.06)
+    assert not pad.contains(view.center_xy)
+
+    def cue(margin: float) -> tuple[float, bool] | None:
+        lone = [Evidence(0.0, 0.1, touching=False)]  # a stack not ruled out, under size_gate
+        (c,) = size_cues(shot.image, [view], [4], lone, pad=pad, pad_margin_px=margin)
+        return c
+
+    assert cue(0.0) is None
+    within = cue(5.0)
+    assert within is not None
+    assert within[1] is True
+    assert within[0] == pytest.approx(1.06, abs=0.005)
+
+
 def test_a_die_touching_another_is_measured_against_the_learnt_size_not_its_neighbours() -> None:
     """A die beside another is the model's to judge against the dice around it, so the size
     cue does not compare it with them (a neighbour may itself be misjudged); once the pad has

@@ -233,7 +233,14 @@ def _judge_flags(
     STACKED is, and the top face as the flags measured it from its pips, if they did."""
     views = [DieView(d.candidate.center_xy, d.side_px, d.angle_deg) for d in dice]
     values = [r.value for r in readings]
-    judged = judge(frame, views, values=values, pad=pad, params=params.flags)
+    judged = judge(
+        frame,
+        views,
+        values=values,
+        pad=pad,
+        params=params.flags,
+        pad_margin_px=params.off_pad_margin_px,
+    )
     out = []
     for reading, evidence in zip(readings, judged, strict=True):
         judgement = evidence.flags(params.flags)

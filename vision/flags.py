@@ -690,11 +690,13 @@ def judge(
     pad: Pad | None = None,
     params: FlagParams = FlagParams(),
     model: FlagModel | None = None,
+    pad_margin_px: float = 0.0,
 ) -> tuple[Evidence, ...]:
     """Evidence for every die of one frame (BGR), in the order given: one forward pass for all
     of them (per-die calls cost the network's fixed overhead once per die). With the dice's
     read ``values`` the size cue is weighed too (:func:`size_cues`; the ``pad`` tells whether
-    the camera looks squarely down)."""
+    the camera looks squarely down, and which dice are on it: within ``pad_margin_px`` of it,
+    as OFF_PAD counts them)."""
     if not dice:
         return ()
     near = [
@@ -710,7 +712,16 @@ def judge(
         return evidence
     measured: dict[int, FaceSize | None] = {}  # each die's pips measured once
     if params.size_ratio > 0.0:
-        cues = size_cues(frame, dice, values, evidence, params, pad=pad, measured=measured)
+        cues = size_cues(
+            frame,
+            dice,
+            values,
+            evidence,
+            params,
+            pad=pad,
+            measured=measured,
+            pad_margin_px=pad_margin_px,
+        )
         evidence = tuple(
             e if c is None else replace(e, size_ratio=c[0], size_learnt=c[1])
             for e, c in zip(evidence, cues, strict=True)
@@ -802,6 +813,7 @@ def size_cues(
     pad: Pad | None = None,
     references: int | None = None,
     measured: dict[int, FaceSize | None] | None = None,
+    pad_margin_px: float = 0.0,
 ) -> list[tuple[float, bool] | None]:
     """Each die's top-face side over the flat dice's (and whether over the pad's learnt flat
     size), measured from the pips, where it can matter: for the dice that look alone (no other
@@ -858,7 +870,7 @@ def size_cues(
             if i not in taken
             and not f & {DieFlag.COCKED, DieFlag.STACKED}
             and _has_layout(values[i])
-            and pad.contains(dice[i].center_xy)
+            and pad.contains(dice[i].center_xy, margin=pad_margin_px)
         ]
     if not want:
         return out
