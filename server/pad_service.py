@@ -208,6 +208,7 @@ class PadService:
         self._assigned: str | None = None
         self._standing: dict[str, _Standing] = {}
         self._pending: dict[str, bytes] = {}  # table -> JPEG of a throw awaiting the phone
+        self._said_no_table = False  # the last throw found no table: said once (log noise)
         self._pad: Pad | None = None
         self._flat_samples: deque[float] = deque(maxlen=FLAT_SAMPLES)
         self._flat_saved: float | None = None  # the learnt size flat_dice.json holds
@@ -312,9 +313,12 @@ class PadService:
             reading = self._read(frame)
             with self._lock:
                 table = self.table_on_pad()  # a button may have ended a game meanwhile
-                if table is None:
-                    log.info("a throw settled but no table is open: ignored")
+                if table is None:  # said once, not at every throw of a demo camera
+                    level = logging.DEBUG if self._said_no_table else logging.INFO
+                    log.log(level, "a throw settled but no table is open: ignored")
+                    self._said_no_table = True
                     return self._record(frame, None, reading, None)
+                self._said_no_table = False
                 return self._decide_and_apply(frame, table, reading)
         except Exception as exc:  # a reader or store failure loses this throw, not the loop
             log.exception("pad service: the settled frame could not be handled")

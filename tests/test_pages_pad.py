@@ -10,6 +10,7 @@ camera is in the pad service's own tests.
 from __future__ import annotations
 
 import json
+import logging
 import os
 import re
 import threading
@@ -413,3 +414,24 @@ def test_the_photo_of_a_throw_shows_what_the_camera_read(rig: Rig, client: Flask
     assert orange[80:125, :195].sum() == 0
     assert green[80:125, 0:45].sum() > 20  # a flat die (centre 20, 100)
     assert not (orange | green)[150:, :].any()  # nothing drawn where no die is
+
+
+def test_throws_with_no_table_open_are_logged_once(
+    rig: Rig, client: FlaskClient, caplog: pytest.LogCaptureFixture
+) -> None:
+    """A demo camera throws every few seconds with no game open: the log says so once, not at
+    every throw, and again after a table has been played and closed."""
+    caplog.set_level(logging.INFO, logger="server.pad_service")
+
+    def said() -> int:
+        return sum("no table is open" in r.getMessage() for r in caplog.records)
+
+    for _ in range(3):
+        assert rig.throw(reading(1, 2, 3)).table is None
+    assert said() == 1
+    table = new_table(client, "bolo", players=["Ann"])
+    rig.throw(reading(1, 5, 2, 3, 3))
+    client.post(f"/api/tables/{table}/end", headers=AUTH)
+    for _ in range(2):
+        rig.throw(reading(1, 2, 3))
+    assert said() == 2
