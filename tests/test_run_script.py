@@ -23,6 +23,10 @@ FAKE_PYTHON3 = """#!/bin/sh
 if [ "$1" = "-m" ] && [ "$2" = "venv" ]; then
   echo "venv $3" >> "$FAKE_LOG"
   mkdir -p "$3/bin"
+  if [ -n "$FAKE_VENV_ERROR" ]; then
+    echo "$FAKE_VENV_ERROR" >&2
+    exit 1
+  fi
   if [ ! -f "$FAKE_ROOT/python3-venv" ]; then
     echo "The virtual environment was not created successfully because ensurepip is not" >&2
     echo "available. On Debian/Ubuntu systems, you need to install the python3-venv package" >&2
@@ -61,6 +65,7 @@ def _fakes(tmp: Path, *, venv_ready: bool) -> dict[str, str]:
         "DICEPAD_VENV": str(tmp / "venv"),
         "FAKE_LOG": str(tmp / "log"),
         "FAKE_ROOT": str(tmp),
+        "FAKE_VENV_ERROR": "",
     }
 
 
@@ -100,3 +105,24 @@ def test_a_python_with_venv_installs_nothing_from_apt(tmp_path: Path) -> None:
     assert done.stdout.strip() == "dicepad ran: --version"
     assert not [line for line in log if line.startswith("apt-get")]
     assert log.count(f"venv {tmp_path / 'venv'}") == 1
+
+
+def test_a_venv_folder_that_was_there_is_never_removed(tmp_path: Path) -> None:
+    """``DICEPAD_VENV`` may name a folder of the user's: a failed first try leaves it alone
+    (only a folder the try itself created is cleared away)."""
+    env = _fakes(tmp_path, venv_ready=False)
+    mine = tmp_path / "venv" / "notes.txt"
+    mine.parent.mkdir()
+    mine.write_text("keep me")
+    done, _ = _run(env)
+    assert done.returncode == 0, done.stderr
+    assert mine.read_text() == "keep me"
+
+
+def test_a_venv_failure_apt_cannot_mend_is_shown_and_installs_nothing(tmp_path: Path) -> None:
+    env = {**_fakes(tmp_path, venv_ready=True), "FAKE_VENV_ERROR": "Error: [Errno 28] No space"}
+    done, log = _run(env)
+    assert done.returncode == 1
+    assert "No space" in done.stderr
+    assert not [line for line in log if line.startswith("apt-get")]
+    assert not (tmp_path / "venv").exists()  # the half-made folder this try created is gone
