@@ -38,12 +38,13 @@ KEEPING = frozenset({"keep", "keep_or_bank", "farm_or_roll", "reroll"})
 """``Expecting.action`` values where a keep (or a house-clause re-roll) may come first."""
 
 OFFENDING = frozenset({DieFlag.COCKED, DieFlag.STACKED, DieFlag.OFF_PAD})
+"""Flags that make a die be thrown again (RULES.md C1/C2)."""
+
 UNSURE_FLAG = 0.9
 """A re-roll whose every offending die is flagged less surely than this says so: the table
 looks at the photo and undoes the re-roll if the die was flat. On the clean, degraded and tray
 renders the flags network's COCKED from 0.8 to 0.9 was right 12 times in 16 (5 in 9 in a
 tray), from 0.9 up 1447 in 1453 (``bench_synth --only flags``)."""
-"""Flags that make a die be thrown again (RULES.md C1/C2)."""
 
 STANDING_TOLERANCE = 0.5
 """A die counts as not moved when its centre is within this many die sizes of where it was."""

@@ -6,6 +6,7 @@ detections of one die are never a stack."""
 
 from __future__ import annotations
 
+import itertools
 import math
 from dataclasses import replace
 from pathlib import Path
@@ -604,8 +605,6 @@ def test_each_flag_is_as_sure_as_the_surest_cue_raising_it() -> None:
     assert larger.confidence(DieFlag.STACKED, p) == pytest.approx(0.73)
     learnt = Evidence(0.0, 0.0, touching=True, size_ratio=1.06, size_learnt=True)
     assert learnt.confidence(DieFlag.STACKED, p) == pytest.approx(0.74)
-    for e in (by_model, squeezed, both, leaning, sure_stack, alone, larger, learnt):
-        assert e.flags(p) == {d.flag for d in e.decisions(p)}
     with pytest.raises(ValueError, match="lean_confidence"):
         FlagParams(lean_confidence=1.2)
 
@@ -627,3 +626,63 @@ def test_read_roll_says_how_sure_each_flag_is() -> None:
     die = read_roll(shots(105, 1, cocked=1.0, min_tilt_deg=25.0)[0].image).dice[0]
     with pytest.raises(ValueError, match="flag confidence"):
         replace(die, flags=frozenset(), flag_confidence=((DieFlag.COCKED, 0.9),))
+
+
+def test_the_cues_raise_exactly_the_flags_the_rules_state() -> None:
+    """``Evidence.flags`` (read off ``decisions``) against the rules as the module states them,
+    on every combination of a grid of probabilities (thresholds, their edges, NaN), neighbours,
+    sizes, a learnt size and squeezed pips, under several operating points; and every flag
+    raised has a confidence in [0, 1]."""
+
+    def stated(e: Evidence, p: FlagParams) -> frozenset[DieFlag]:
+        cocked = e.cocked >= p.cocked_threshold or e.squeezed
+        stacked = (
+            (e.touching and e.stacked >= p.stacked_threshold)
+            or (e.alone_stack(p) and not e.squeezed)
+            or (p.lean_is_stack and e.touching and cocked)
+            or e.larger(p)
+        )
+        return frozenset({DieFlag.COCKED} if cocked else set()) | (
+            {DieFlag.STACKED} if stacked else set()
+        )
+
+    probs = [0.0, 0.05, 0.3, 0.79, 0.8, 0.95, 0.99, 1.0, float("nan")]
+    ratios = [None, 1.0, 1.03, 1.035, 1.06, 1.2, float("nan")]
+    points = [
+        FlagParams(),
+        FlagParams(lean_is_stack=False),
+        FlagParams(size_ratio=0.0, size_ratio_learnt=0.0),
+        FlagParams(size_gate=0.0),
+    ]
+    n = 0
+    for p in points:
+        for c, st, touching, r, learnt, squeezed in itertools.product(
+            probs, probs, (False, True), ratios, (False, True), (False, True)
+        ):
+            e = Evidence(
+                c, st, touching=touching, size_ratio=r, size_learnt=learnt, squeezed=squeezed
+            )
+            flagged = e.flags(p)
+            assert flagged == stated(e, p), (e, p)
+            for flag in flagged:
+                sure = e.confidence(flag, p)
+                assert sure is not None, (e, flag)
+                assert 0.0 <= sure <= 1.0, (e, flag, sure)
+            n += 1
+    assert n == 4 * 9 * 9 * 2 * 7 * 2 * 2
+
+
+def test_a_reading_names_each_judged_flag_once_and_never_rounds_up_to_certain() -> None:
+    cocked = frozenset({DieFlag.COCKED, DieFlag.OFF_PAD})
+    base = DieReading(4, (0.0, 0.0), (), 20.0, "white", 0.9, cocked)
+    for bad in (
+        ((DieFlag.COCKED, 0.6), (DieFlag.COCKED, 0.1)),  # named twice
+        ((DieFlag.OFF_PAD, 1.0),),  # measured, not judged
+        ((DieFlag.STACKED, 0.9),),  # not carried
+    ):
+        with pytest.raises(ValueError, match="flag confidence"):
+            replace(base, flag_confidence=bad)
+    near = replace(base, flag_confidence=((DieFlag.COCKED, 0.9996),))
+    assert near.to_json()["flag_confidence"] == {"cocked": 0.999}
+    sure = replace(base, flag_confidence=((DieFlag.COCKED, 1.0),))
+    assert sure.to_json()["flag_confidence"] == {"cocked": 1.0}

@@ -54,7 +54,8 @@ def _flag_label(die: DieReading, flag: DieFlag) -> str:
     sure = die.flag_sure(flag)
     if sure is None:
         return flag.value
-    percent = 100 if sure >= 1.0 else min(99, math.floor(100 * sure))  # 0.997 is not certain
+    # 0.997 is not certain: floored, not rounded (after float error: 100 * 0.57 is 56.99...)
+    percent = 100 if sure >= 1.0 else min(99, math.floor(round(100 * sure, 6)))
     return f"{flag.value} {percent}%"
 
 

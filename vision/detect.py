@@ -243,12 +243,13 @@ def _judge_flags(
     )
     out = []
     for reading, evidence in zip(readings, judged, strict=True):
-        judgement = evidence.flags(params.flags)
-        flags = set(judgement)
+        sure: dict[DieFlag, float] = {}  # each judged flag, as sure as its surest cue
+        for d in evidence.decisions(params.flags):
+            sure[d.flag] = max(sure.get(d.flag, 0.0), d.confidence)
+        flags = set(sure)
         if reading.value is None:
             flags.add(DieFlag.UNREADABLE)
         if pad is not None and not pad.contains(reading.center_xy, margin=params.off_pad_margin_px):
             flags.add(DieFlag.OFF_PAD)
-        sure = tuple((f, evidence.confidence(f, params.flags) or 0.0) for f in sorted(judgement))
-        out.append(_Marks(frozenset(flags), sure, evidence.face))
+        out.append(_Marks(frozenset(flags), tuple(sorted(sure.items())), evidence.face))
     return out

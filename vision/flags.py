@@ -1008,8 +1008,9 @@ def judge_all(
     values: Sequence[int | None] | None = None,
     pad: Pad | None = None,
     params: FlagParams = FlagParams(),
+    pad_margin_px: float = 0.0,
 ) -> tuple[frozenset[DieFlag], ...]:
     """COCKED / STACKED for every die of a frame, in order: :func:`judge`'s verdicts without the
     evidence (``vision.detect`` calls :func:`judge` itself, for the pips it measured too)."""
-    judged = judge(frame, dice, values=values, pad=pad, params=params)
+    judged = judge(frame, dice, values=values, pad=pad, params=params, pad_margin_px=pad_margin_px)
     return tuple(e.flags(params) for e in judged)

@@ -89,7 +89,8 @@ def find_pad(
         # take the tilt out, as measured over the pad just found, and look again
         flat, tilt = _untilted(lab, found[0])
         again = _outline(flat, cx, cy) if tilt >= TILT_MIN else None
-        found = again if again is not None else found
+        if again is not None and again[1] >= min_area_frac * sh * sw:
+            found = again
     if found is None:
         raise PadNotFoundError("no pad-coloured region at the centre of the frame")
     poly, area = found

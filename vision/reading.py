@@ -77,6 +77,15 @@ def _distance_to_polygon(xy: Point, pts: tuple[Point, ...]) -> float:
     return best
 
 
+JUDGED = frozenset({DieFlag.COCKED, DieFlag.STACKED})
+"""The flags the flags model judges, with a confidence (``DieReading.flag_confidence``)."""
+
+
+def sure_3(c: float) -> float:
+    """A confidence to three places that never rounds up to certain (0.9996 is 0.999, not 1)."""
+    return 1.0 if c >= 1.0 else min(round(c, 3), 0.999)
+
+
 @dataclass(frozen=True)
 class FaceSize:
     """A top face measured from its pips (``vision.pipsize.face_size``)."""
@@ -113,9 +122,15 @@ class DieReading:
     flag_confidence: tuple[tuple[DieFlag, float], ...] = ()  # (flag, 0-1) per COCKED / STACKED
 
     def __post_init__(self) -> None:
+        named = [flag for flag, _ in self.flag_confidence]
+        if len(set(named)) != len(named):
+            raise ValueError(f"flag confidence: a flag named twice in {named}")
         for flag, sure in self.flag_confidence:
-            if flag not in self.flags or not 0.0 <= sure <= 1.0:
-                raise ValueError(f"flag confidence {flag.value}={sure}: no such flag, or not 0-1")
+            if flag not in self.flags & JUDGED or not 0.0 <= sure <= 1.0:
+                raise ValueError(
+                    f"flag confidence {flag.value}={sure}: not a judged flag the die carries,"
+                    " or not 0-1"
+                )
 
     def flag_sure(self, flag: DieFlag) -> float | None:
         """How sure the die's ``flag`` is (0-1), or None when it does not carry it or it is not
@@ -136,7 +151,7 @@ class DieReading:
             "colour": self.colour,
             "confidence": round(self.confidence, 3),
             "flags": sorted(f.value for f in self.flags),
-            "flag_confidence": {f.value: round(c, 3) for f, c in sorted(self.flag_confidence)},
+            "flag_confidence": {f.value: sure_3(c) for f, c in sorted(self.flag_confidence)},
         }
 
 
