@@ -4,8 +4,9 @@ One loop: :class:`~hardware.supervisor.CameraSupervisor` frames (it survives sta
 garbage and unplugged cameras) -> :mod:`vision.settle` on the small grey preview -> on the one
 "settled" frame of a throw: the dice reader -> :func:`server.pad_decide.decide` for the table
 on the pad -> :meth:`TableService.apply` with ``source="camera"`` and the frame's JPEG (encoded
-once, each die outlined and labelled with what was read, its flags and how sure they are:
-``vision.annotate``; the phone shows it with a re-roll or a roll to check) on the roll.
+once, each die outlined in the colour of what was read, a flagged one labelled with its flags
+and how sure they are: ``vision.annotate``; the phone shows it with a re-roll or a roll to
+check) on the roll.
 Notices ("cocked dice: re-roll 1 die", "check the roll on the phone") go to the table's
 ``pad.notice``; the camera's status to ``pad.camera`` of every table in play (and
 the one on the pad) and to :class:`~server.health.Health`. The bank/undo buttons act on the
@@ -360,7 +361,7 @@ class PadService:
             or (decision.notice.kind is NoticeKind.REROLL and not rolls)
         )
         if needs_photo or rolls:  # what the camera saw, with what it read drawn on it
-            jpeg = encode_snapshot(annotate(frame.image, reading))
+            jpeg = encode_snapshot(annotate(frame.image, reading, label_all=False))
         applied: list[int] = []
         error: str | None = None
         snap = jpeg

@@ -414,6 +414,8 @@ def test_the_photo_of_a_throw_shows_what_the_camera_read(rig: Rig, client: Flask
     assert orange[80:125, :195].sum() == 0
     assert green[80:125, 0:45].sum() > 20  # a flat die (centre 20, 100)
     assert not (orange | green)[150:, :].any()  # nothing drawn where no die is
+    assert not green[60:88, 0:45].any()  # a scored die is outlined, not labelled (its value
+    assert orange[60:88, 200:260].sum() > 10  # is on it); a flagged one is: "6 cocked"
 
 
 def test_throws_with_no_table_open_are_logged_once(

@@ -17,8 +17,11 @@ _FLAGGED = (0, 140, 255)  # flagged but read
 _UNREADABLE = (60, 60, 230)
 
 
-def annotate(frame: np.ndarray, reading: Reading) -> np.ndarray:
-    """A BGR copy of ``frame`` with every die of ``reading`` outlined and labelled."""
+def annotate(frame: np.ndarray, reading: Reading, *, label_all: bool = True) -> np.ndarray:
+    """A BGR copy of ``frame`` with every die of ``reading`` outlined and labelled; with
+    ``label_all`` False only the flagged dice are labelled (a photo players read the dice off
+    themselves: fewer labels to hide a neighbour's pips; the outline's colour still says
+    scored / flagged / unreadable)."""
     out = frame.copy() if frame.ndim == 3 else cv2.cvtColor(frame, cv2.COLOR_GRAY2BGR)
     if out.shape[2] == 4:
         out = np.ascontiguousarray(out[:, :, :3])
@@ -31,6 +34,8 @@ def annotate(frame: np.ndarray, reading: Reading) -> np.ndarray:
         # a dark halo under the coloured outline keeps it visible on dice of its own colour
         cv2.polylines(out, [pts], True, (0, 0, 0), thick + 2, cv2.LINE_AA)
         cv2.polylines(out, [pts], True, colour, thick, cv2.LINE_AA)
+        if not (label_all or die.flags):
+            continue
         text = "?" if die.value is None else str(die.value)
         if die.flags:  # a judged flag with how sure it is: "cocked 93%"
             text += " " + ",".join(_flag_label(die, f) for f in sorted(die.flags))
