@@ -29,7 +29,7 @@ from scoring.actions import Action, Keep, Reroll, Reveal, Roll
 from scoring.bar_dice_hand import ACE, hand_of
 from scoring.errors import IllegalActionError
 from scoring.game import Expecting, Game
-from vision.reading import DieFlag, DieReading, Reading
+from vision.reading import JUDGED, DieFlag, DieReading, Reading
 
 ROLLING = frozenset({"roll", "roll_or_bank", "roll_or_stand", "farm_or_roll", "reveal"})
 """``Expecting.action`` values that a throw of ``Expecting.dice`` dice answers."""
@@ -276,7 +276,7 @@ def _unsure(die: DieReading) -> bool:
     without a confidence, or OFF_PAD, which the pad's outline decides, is sure)."""
     if DieFlag.OFF_PAD in die.flags:
         return False
-    sure = [die.flag_sure(f) for f in die.flags & {DieFlag.COCKED, DieFlag.STACKED}]
+    sure = [die.flag_sure(f) for f in die.flags & JUDGED]
     return bool(sure) and all(c is not None and c < UNSURE_FLAG for c in sure)
 
 
