@@ -53,7 +53,7 @@ if str(REPO) not in sys.path:
 
 from vision import flags, synth  # noqa: E402
 from vision.pad import PadNotFoundError, find_pad  # noqa: E402
-from vision.reading import DieFlag, DieReading, Pad, Reading  # noqa: E402
+from vision.reading import JUDGED, DieFlag, DieReading, Pad, Reading  # noqa: E402
 from vision.settle import SettleDetector  # noqa: E402
 from vision.synth import DieTruth, SceneImage  # noqa: E402
 
@@ -242,7 +242,7 @@ def print_confidence(
     cues: dict[tuple[DieFlag, flags.Cue], list[bool]] = {}
     disagree = 0
     for d, r, e in judged:
-        disagree += e.flags() != r.flags & {DieFlag.COCKED, DieFlag.STACKED}
+        disagree += e.flags() != r.flags & JUDGED
         for k in e.decisions():
             cues.setdefault((k.flag, k.cue), []).append(flag_right(d, k.flag))
     parts = [
@@ -737,12 +737,14 @@ def bench_learnt(quick: bool) -> None:
                     reading = read_roll(shot.image, pad=p)
                     if side is not None:  # the same frames both ways
                         times.setdefault(tag, []).append(time.perf_counter() - t0)
-                    evidence = flag_time(shot.image, reading, p)[1] if tag == "with" else ()
+                    # the flags judged again, for their cues: only where the size is learnt
+                    again = tag == "with" and side is not None
+                    evidence = flag_time(shot.image, reading, p)[1] if again else ()
                     for d, i in match(shot.truth.dice, reading):
                         if i is None:
                             continue
                         f = reading.dice[i].flags
-                        if evidence and side is not None:
+                        if evidence:
                             sure.append((d, reading.dice[i], evidence[i]))
                         for what, mine, hit in (
                             ("on top", d.stacked and d.tilt_deg < 10, DieFlag.STACKED in f),

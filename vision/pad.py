@@ -79,22 +79,23 @@ def find_pad(
     # by the same small amount on a black mat as on a white one.
     lab[:, :, 0] = LOG_SCALE * np.log(lab[:, :, 0] + 8.0)
     cy, cx = sh // 2, sw // 2
-    ref = _reference(lab, cx, cy)
+    ref = _reference(_centre(lab, cx, cy))
     grey = float(np.hypot(ref[1] - 128, ref[2] - 128)) < GREY_CHROMA
     if not grey:
         lab[:, :, 0] *= lightness_weight  # a coloured pad: hue carries the boundary
+    smallest = min_area_frac * sh * sw
     found = _outline(lab, cx, cy)
     if grey and found is not None:
         # a grey or black pad has only lightness to go on, and a lamp at one side tilts it:
         # take the tilt out, as measured over the pad just found, and look again
         flat, tilt = _untilted(lab, found[0])
         again = _outline(flat, cx, cy) if tilt >= TILT_MIN else None
-        if again is not None and again[1] >= min_area_frac * sh * sw:
+        if again is not None and again[1] >= smallest:
             found = again
     if found is None:
         raise PadNotFoundError("no pad-coloured region at the centre of the frame")
     poly, area = found
-    if area < min_area_frac * sh * sw:
+    if area < smallest:
         raise PadNotFoundError(
             f"the region around the centre covers {area / (sh * sw):.0%} of the frame, "
             f"less than {min_area_frac:.0%}: is the camera looking at the pad?"
@@ -105,10 +106,14 @@ def find_pad(
     return Pad(tuple((float(x), float(y)) for x, y in full))
 
 
-def _reference(lab: npt.NDArray[np.float32], cx: int, cy: int) -> npt.NDArray[np.float32]:
-    """The pad's colour: the median under the centre of the frame, where the camera looks."""
+def _centre(lab: npt.NDArray[np.float32], cx: int, cy: int) -> npt.NDArray[np.float32]:
+    """The middle fifth of the frame each way, where a mounted camera looks at the pad."""
     sh, sw = lab.shape[:2]
-    patch = lab[cy - sh // 10 : cy + sh // 10 + 1, cx - sw // 10 : cx + sw // 10 + 1]
+    return lab[cy - sh // 10 : cy + sh // 10 + 1, cx - sw // 10 : cx + sw // 10 + 1]
+
+
+def _reference(patch: npt.NDArray[np.float32]) -> npt.NDArray[np.float32]:
+    """The pad's colour: the median of the centre patch (a die there is an outlier)."""
     return np.asarray(np.median(patch.reshape(-1, 3), axis=0), np.float32)
 
 
@@ -117,9 +122,8 @@ def _outline(
 ) -> tuple[npt.NDArray[np.float32], float] | None:
     """The pad's simplified outline (a quadrilateral when one is found) and its area, in the
     reduced frame's pixels, or None when no region surrounds the centre."""
-    sh, sw = lab.shape[:2]
-    patch = lab[cy - sh // 10 : cy + sh // 10 + 1, cx - sw // 10 : cx + sw // 10 + 1]
-    ref = _reference(lab, cx, cy)
+    patch = _centre(lab, cx, cy)
+    ref = _reference(patch)
     dist = np.linalg.norm(lab - ref, axis=2)
     d8 = np.clip(dist * 4, 0, 255).astype(np.uint8)  # quarter-unit steps for Otsu
     otsu, _ = cv2.threshold(d8, 0, 255, cv2.THRESH_BINARY + cv2.THRESH_OTSU)
