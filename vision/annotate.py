@@ -27,7 +27,9 @@ def annotate(frame: np.ndarray, reading: Reading, *, label_all: bool = True) -> 
         out = np.ascontiguousarray(out[:, :, :3])
     thick = max(1, round(max(out.shape[:2]) / 640))
     scale = 0.45 * thick
-    for die in reading.dice:
+    boxes = [_box(die.corners_xy or _square(die)) for die in reading.dice]
+    taken: list[Box] = []  # labels placed so far: the next one keeps off them too
+    for i, (die, box) in enumerate(zip(reading.dice, boxes, strict=True)):
         colour = _UNREADABLE if die.value is None else _FLAGGED if die.flags else _OK
         corners = die.corners_xy or _square(die)
         pts = np.round(np.array(corners)).astype(np.int32).reshape(-1, 1, 2)
@@ -39,14 +41,74 @@ def annotate(frame: np.ndarray, reading: Reading, *, label_all: bool = True) -> 
         text = "?" if die.value is None else str(die.value)
         if die.flags:  # a judged flag with how sure it is: "cocked 93%"
             text += " " + ",".join(_flag_label(die, f) for f in sorted(die.flags))
-        x = int(min(p[0] for p in corners))
-        y = int(min(p[1] for p in corners)) - 3 * thick
-        org = (x, max(y, 12 * thick))
-        font = cv2.FONT_HERSHEY_SIMPLEX
+        (w, h), base = cv2.getTextSize(text, _FONT, scale, thick + 2)
+        others = [b for j, b in enumerate(boxes) if j != i] + taken
+        placed = _label_place(
+            box, (w, h + base), others, len(boxes) - 1, out.shape[:2], gap=3 * thick
+        )
+        org = (round(placed[0]), round(placed[1]) + h)  # putText wants the baseline's left end
+        taken.append(placed)
         # a dark halo under the coloured text keeps it legible on any table
-        cv2.putText(out, text, org, font, scale, (0, 0, 0), thick + 2, cv2.LINE_AA)
-        cv2.putText(out, text, org, font, scale, colour, thick, cv2.LINE_AA)
+        cv2.putText(out, text, org, _FONT, scale, (0, 0, 0), thick + 2, cv2.LINE_AA)
+        cv2.putText(out, text, org, _FONT, scale, colour, thick, cv2.LINE_AA)
     return out
+
+
+Box = tuple[float, float, float, float]
+"""x0, y0, x1, y1 (pixels)."""
+
+_FONT = cv2.FONT_HERSHEY_SIMPLEX
+
+
+def _box(corners: Sequence[tuple[float, float]]) -> Box:
+    xs, ys = [p[0] for p in corners], [p[1] for p in corners]
+    return min(xs), min(ys), max(xs), max(ys)
+
+
+def _label_place(
+    die: Box,
+    size: tuple[int, int],
+    others: Sequence[Box],
+    n_dice: int,
+    frame_hw: tuple[int, int],
+    gap: int,
+) -> Box:
+    """Where a label of ``size`` (w, h incl. descent) goes beside ``die``: above it, else below
+    (each flush with the die's left or right side), right or left -- the first spot inside the
+    frame that comes no nearer than ``gap`` to another die or a label placed before; failing
+    that, the one covering least of the dice, then of the labels. A label over a neighbour
+    hides the pips the players read off the photo. ``others`` holds the other dice's boxes,
+    then the labels' (``n_dice`` of them are dice). Returns the box the label covers."""
+    w, h = size
+    x0, y0, x1, y1 = die
+    fh, fw = frame_hw
+    spots = (
+        (x0, y0 - gap - h),  # above, left-aligned (the usual place)
+        (x1 - w, y0 - gap - h),
+        (x0, y1 + gap),  # below
+        (x1 - w, y1 + gap),
+        (x1 + gap, (y0 + y1 - h) / 2),  # right
+        (x0 - gap - w, (y0 + y1 - h) / 2),  # left
+    )
+    best: tuple[tuple[float, float, int], Box] | None = None
+    for rank, (lx, ly) in enumerate(spots):
+        # slid into the frame: a die at the edge still gets its label beside it
+        lx, ly = min(max(lx, 0.0), max(fw - w, 0.0)), min(max(ly, 0.0), max(fh - h, 0.0))
+        rect = (lx, ly, lx + w, ly + h)
+        near = (lx - gap, ly - gap, lx + w + gap, ly + h + gap)
+        dice = sum(_overlap(near, b) for b in others[:n_dice]) + _overlap(rect, die)
+        cost = (dice, sum(_overlap(near, b) for b in others[n_dice:]), rank)
+        if best is None or cost < best[0]:
+            best = (cost, rect)
+    assert best is not None
+    return best[1]
+
+
+def _overlap(a: Box, b: Box) -> float:
+    """Area two boxes share."""
+    w = min(a[2], b[2]) - max(a[0], b[0])
+    h = min(a[3], b[3]) - max(a[1], b[1])
+    return max(0.0, w) * max(0.0, h)
 
 
 def _square(die: DieReading) -> tuple[tuple[float, float], ...]:
