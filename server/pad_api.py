@@ -59,11 +59,26 @@ def pad_service(app: Flask | None = None) -> PadService | None:
     return found
 
 
+NO_CAMERA: dict[str, Any] = {
+    "running": False,
+    "camera": None,
+    "source": None,
+    "assigned": None,
+    "table": None,
+    "frames": 0,
+    "fps": None,
+    "flat_die_px": None,
+    "throws": [],
+}
+"""``GET /api/pad`` with ``--camera none``: the keys of ``PadService.status_json``, so a
+client reads one shape either way."""
+
+
 @bp.get("")
 def status() -> Response:
     service = pad_service()
     if service is None:
-        return jsonify({"running": False, "camera": None, "table": None, "assigned": None})
+        return jsonify(NO_CAMERA)
     return jsonify(service.status_json())
 
 

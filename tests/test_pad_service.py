@@ -571,12 +571,17 @@ def test_serve_wiring_starts_nothing_for_camera_none_and_the_demo_otherwise(
 
     app = make("none", "a")
     assert start_pad_service(app) is None
-    assert (app.test_client().get("/api/pad").json or {})["running"] is False
+    off = app.test_client().get("/api/pad").json or {}
+    assert off["running"] is False
+    assert off["flat_die_px"] is None
+    assert off["throws"] == []
     dicepad(app).close()
     app = make("demo?fps=5", "b")
     svc = start_pad_service(app)
     assert svc is not None
     assert svc.running
+    # one shape with a camera or without: a client reads the same keys
+    assert set(app.test_client().get("/api/pad").json or {}) == set(off)
     svc.stop()
     assert not svc.running
     dicepad(app).close()
