@@ -24,7 +24,8 @@ from server.services import dicepad
 bp = Blueprint("api", __name__, url_prefix="/api")
 
 PIN_HEADER = "X-Dicepad-Pin"
-SESSION_KEY = "pin_version"
+SESSION_KEY = "session_token"
+"""The cookie's key for the PIN holder's session token (``PinAuth.open_session``)."""
 
 
 def _address() -> str:
@@ -41,7 +42,7 @@ def require_pin() -> None:
     if pin is not None:
         auth.attempt(_address(), pin)
         return
-    if session.get(SESSION_KEY) == auth.version:
+    if auth.session_ok(session.get(SESSION_KEY)):
         return
     raise NotAuthenticatedError(f"this needs the table PIN: send {PIN_HEADER} or log in")
 
@@ -57,7 +58,7 @@ def _created(body: dict[str, Any]) -> Response:
 
 @bp.get("/login")
 def login_status() -> Response:
-    return jsonify({"authenticated": session.get(SESSION_KEY) == dicepad().auth.version})
+    return jsonify({"authenticated": dicepad().auth.session_ok(session.get(SESSION_KEY))})
 
 
 @bp.post("/login")
@@ -66,14 +67,16 @@ def login() -> Response:
     pin = bodies.parse_pin(bodies.json_body(request))
     auth = dicepad().auth
     version = auth.attempt(_address(), pin)
+    auth.end_session(session.get(SESSION_KEY))
     session.clear()
-    session[SESSION_KEY] = version
+    session[SESSION_KEY] = auth.open_session(version)
     session.permanent = True
     return jsonify({"authenticated": True})
 
 
 @bp.post("/logout")
 def logout() -> Response:
+    dicepad().auth.end_session(session.get(SESSION_KEY))
     session.clear()
     return jsonify({"authenticated": False})
 

@@ -14,7 +14,7 @@ from flask import Flask, current_app, request
 from werkzeug.exceptions import RequestEntityTooLarge
 
 from server import api, errors, pad_api, pages
-from server.auth import FailureLimiter, PinAuth, load_or_create_secret
+from server.auth import SESSION_SECONDS, FailureLimiter, PinAuth, load_or_create_secret
 from server.config import Config
 from server.feed import Feed
 from server.health import Health
@@ -38,7 +38,7 @@ def create_app(config: Config) -> Flask:
         SESSION_COOKIE_NAME="dicepad_session",
         SESSION_COOKIE_HTTPONLY=True,
         SESSION_COOKIE_SAMESITE="Strict",
-        PERMANENT_SESSION_LIFETIME=timedelta(hours=16),  # one night at the bar
+        PERMANENT_SESSION_LIFETIME=timedelta(seconds=SESSION_SECONDS),
         DICEPAD=config,
     )
     store = Store(config.database_path)

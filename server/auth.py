@@ -9,6 +9,11 @@ phone already logged in, the camera and the buttons carry on.
 Scrypt is slow on purpose (~0.1 s on a Pi). So that a scorekeeper's API client does not pay it
 on every action, a PIN that verified once is remembered as an HMAC under a key that lives only
 in this process's memory; a wrong PIN always pays the full scrypt.
+
+A logged-in phone carries a random session token in its signed cookie; the database keeps the
+token's hash, the PIN version it logged in at and when it expires. Logging out deletes that
+row, so the session ends for every copy of the cookie (one sniffed on the bar's open Wi-Fi
+included), and a PIN change ends them all.
 """
 
 from __future__ import annotations
@@ -18,6 +23,7 @@ import hmac
 import os
 import secrets
 import threading
+import time
 from collections import deque
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -32,6 +38,8 @@ SCRYPT_AT_ONCE = 2
 """PIN hashes computed at once, whoever asks (each holds 16 MB for ~0.1 s on a Pi: a burst of
 guesses from many phones queues instead of filling the Pi's memory)."""
 GENERATED_DIGITS = 6
+SESSION_SECONDS = 16 * 3600
+"""How long a PIN holder's login lasts: one night at the bar (the cookie's lifetime too)."""
 
 
 class AuthError(Exception):
@@ -204,8 +212,12 @@ class PinAuth:
         *,
         pin: str | None = None,
         scrypt_n: int = 2**14,
+        session_seconds: float = SESSION_SECONDS,
+        wall_clock: Callable[[], float] = time.time,
     ) -> None:
         self._store = store
+        self._session_seconds = session_seconds
+        self._wall_clock = wall_clock
         self.limiter = limiter
         self._n = scrypt_n
         self._lock = threading.Lock()
@@ -264,6 +276,30 @@ class PinAuth:
         validate_pin(new_pin)
         self._store_pin(new_pin)
         self._remember(new_pin, self._version)
+        self._store.end_sessions_before(self._version)
+
+    # -- sessions -----------------------------------------------------------------------------
+
+    def open_session(self, version: int) -> str:
+        """A new session for a PIN checked against PIN ``version``: the token its cookie
+        carries (only its hash is stored)."""
+        token = secrets.token_urlsafe(24)
+        now = self._wall_clock()
+        self._store.add_session(_digest(token), version, now + self._session_seconds, now)
+        return token
+
+    def session_ok(self, token: object) -> bool:
+        """Whether a cookie's token is a live session of the current PIN (anything else a
+        cookie may hold -- nothing, an old cookie's PIN version number -- is not)."""
+        if not isinstance(token, str) or not token:
+            return False
+        version = self._store.session_version(_digest(token), self._wall_clock())
+        return version is not None and version == self.version
+
+    def end_session(self, token: object) -> None:
+        """Log a session out, for every copy of its cookie."""
+        if isinstance(token, str) and token:
+            self._store.end_session(_digest(token))
 
     def matches(self, pin: str) -> bool:
         """Constant-time comparison with the stored PIN (no rate limit: see :meth:`attempt`)."""
@@ -313,6 +349,10 @@ class PinAuth:
                 raise WrongPinError("wrong PIN")
         self.limiter.success(address)
         return version
+
+
+def _digest(token: str) -> str:
+    return hashlib.sha256(token.encode()).hexdigest()
 
 
 def load_or_create_secret(path: Path) -> bytes:

@@ -89,6 +89,17 @@ MIGRATIONS: tuple[tuple[str, ...], ...] = (
             summary TEXT NOT NULL CHECK (json_valid(summary))
         ) WITHOUT ROWID""",
     ),
+    (
+        # The PIN holder's logged-in sessions, so that logging out ends a session for good,
+        # copies of its cookie included: ``id`` is the SHA-256 of the random token the cookie
+        # carries (the file alone gives no live cookie), ``version`` the PIN version it logged
+        # in at, ``expires`` seconds since the epoch.
+        """CREATE TABLE sessions (
+            id TEXT PRIMARY KEY,
+            version INTEGER NOT NULL,
+            expires REAL NOT NULL
+        ) WITHOUT ROWID""",
+    ),
 )
 SCHEMA_VERSION = len(MIGRATIONS)
 
@@ -261,6 +272,33 @@ class Store:
                 "ON CONFLICT (name) DO UPDATE SET value = excluded.value",
                 list(values.items()),
             )
+
+    # -- sessions ---------------------------------------------------------------------------
+
+    def add_session(self, digest: str, version: int, expires: float, now: float) -> None:
+        """Record a session (and forget those expired by ``now``)."""
+        with self._transaction() as db:
+            db.execute("DELETE FROM sessions WHERE expires <= ?", (now,))
+            db.execute(
+                "INSERT INTO sessions (id, version, expires) VALUES (?, ?, ?)",
+                (digest, version, expires),
+            )
+
+    def session_version(self, digest: str, now: float) -> int | None:
+        """The PIN version of a live session, None when unknown, ended or expired."""
+        rows = self._query(
+            "SELECT version FROM sessions WHERE id = ? AND expires > ?", (digest, now)
+        )
+        return int(rows[0][0]) if rows else None
+
+    def end_session(self, digest: str) -> None:
+        with self._transaction() as db:
+            db.execute("DELETE FROM sessions WHERE id = ?", (digest,))
+
+    def end_sessions_before(self, version: int) -> None:
+        """Forget the sessions of PIN versions older than ``version`` (the PIN changed)."""
+        with self._transaction() as db:
+            db.execute("DELETE FROM sessions WHERE version < ?", (version,))
 
     # -- tables -----------------------------------------------------------------------------
 

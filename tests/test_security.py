@@ -254,8 +254,12 @@ def _cookie(secret: bytes, data: dict[str, Any]) -> str:
 
 def test_sessions_cannot_be_forged(app: Flask, client: FlaskClient, tmp_path: Path) -> None:
     t = new_table(client)
-    version = dicepad(app).auth.version
-    want = {"pin_version": version, "csrf": "x" * 43}
+    log_in(client)
+    with client.session_transaction() as s:
+        want = dict(s)  # a live session's token: only the signature is missing
+    right = app.test_client()
+    right.set_cookie("dicepad_session", _cookie(app.secret_key, want))
+    assert right.get("/api/login").json == {"authenticated": True}  # the forger's recipe works
     for secret in (b"dev", b"secret", b"changeme", b"\x00" * 32, b"another install's key"):
         forger = app.test_client()
         forger.set_cookie("dicepad_session", _cookie(secret, want))
@@ -263,7 +267,6 @@ def test_sessions_cannot_be_forged(app: Flask, client: FlaskClient, tmp_path: Pa
         r = forger.post(f"/api/tables/{t}/actions", json={"type": "end"})
         assert r.status_code == 401
     # a real session cookie, tampered with, is not a session either
-    log_in(client)
     real = client.get_cookie("dicepad_session")
     assert real is not None
     head, _, sig = real.value.rpartition(".")

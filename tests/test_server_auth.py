@@ -17,8 +17,10 @@ from test_server_api import TEAMS, error
 
 from server.auth import (
     SCRYPT_AT_ONCE,
+    SESSION_SECONDS,
     FailureLimiter,
     LockedOutError,
+    PinAuth,
     PinHash,
     WrongPinError,
     load_or_create_secret,
@@ -65,6 +67,78 @@ def test_login_holds_a_session_until_logout(app: Flask) -> None:
     assert _create(client).status_code == 201  # no header needed now
     client.post("/api/logout")
     error(_create(client), 401)
+
+
+def _copy_session(source: FlaskClient, app: Flask) -> FlaskClient:
+    """Another phone holding a copy of ``source``'s session cookie (sniffed on the Wi-Fi)."""
+    cookie = source.get_cookie("dicepad_session")
+    assert cookie is not None
+    thief = app.test_client()
+    thief.set_cookie("dicepad_session", cookie.value)
+    return thief
+
+
+def test_logging_out_ends_every_copy_of_the_session(app: Flask) -> None:
+    """A session is a record on the server: logging out deletes it, so a copy of the cookie
+    taken before is no login either, through the API or the pages."""
+    for logout in ("/api/logout", "/logout"):
+        phone = app.test_client()
+        if logout == "/logout":  # a page session: the form's token goes with the logout
+            login(phone)
+            form = {"data": {"csrf": csrf_token(phone), "next": "/"}}
+        else:
+            phone.post("/api/login", json={"pin": PIN})
+            form = {}
+        thief = _copy_session(phone, app)
+        assert thief.get("/api/login").json == {"authenticated": True}
+        assert phone.post(logout, **form).status_code in (200, 302)
+        assert thief.get("/api/login").json == {"authenticated": False}, logout
+        error(_create(thief), 401)
+        assert phone.get("/api/login").json == {"authenticated": False}
+
+
+def test_logging_in_again_ends_the_session_before(app: Flask) -> None:
+    """A phone that logs in anew gets a new session; the one its cookie held before ends."""
+    phone = app.test_client()
+    phone.post("/api/login", json={"pin": PIN})
+    before = _copy_session(phone, app)
+    phone.post("/api/login", json={"pin": PIN})
+    assert phone.get("/api/login").json == {"authenticated": True}
+    assert before.get("/api/login").json == {"authenticated": False}
+
+
+def test_a_session_outlives_a_restart_and_is_stored_only_as_a_hash(tmp_path: Path) -> None:
+    app = make_app(tmp_path)
+    phone = app.test_client()
+    phone.post("/api/login", json={"pin": PIN})
+    cookie = phone.get_cookie("dicepad_session")
+    assert cookie is not None
+    with phone.session_transaction() as s:
+        token = s["session_token"]
+    dicepad(app).close()
+    assert token.encode() not in (tmp_path / "dicepad.sqlite3").read_bytes()
+    again = make_app(tmp_path)  # a restart (a power cut) keeps the PIN holder logged in
+    back = again.test_client()
+    back.set_cookie("dicepad_session", cookie.value)
+    assert back.get("/api/login").json == {"authenticated": True}
+    dicepad(again).close()
+
+
+def test_a_session_ends_after_a_night(tmp_path: Path) -> None:
+    """16 hours after the login the session is over, whatever the cookie says."""
+    store = Store(tmp_path / "s.sqlite3")
+    now = [1_800_000_000.0]
+    limiter = FailureLimiter(max_failures=3, window=60, lockout=60, monotonic=lambda: 0.0)
+    auth = PinAuth(store, limiter, pin=PIN, scrypt_n=2**4, wall_clock=lambda: now[0])
+    token = auth.open_session(auth.version)
+    assert auth.session_ok(token)
+    now[0] += SESSION_SECONDS - 1
+    assert auth.session_ok(token)
+    now[0] += 1
+    assert not auth.session_ok(token)
+    for junk in (None, "", 3, auth.version, "not-a-token", ["x"]):
+        assert not auth.session_ok(junk)
+    store.close()
 
 
 def test_a_forged_session_cookie_is_not_a_login(app: Flask) -> None:

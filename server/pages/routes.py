@@ -41,7 +41,7 @@ GAME_PARTIALS = {
 
 
 def logged_in() -> bool:
-    return bool(session.get(SESSION_KEY) == dicepad().auth.version)
+    return dicepad().auth.session_ok(session.get(SESSION_KEY))
 
 
 @bp.app_context_processor
@@ -205,7 +205,8 @@ def login_post() -> BaseResponse:
     except AuthError as exc:
         html = render_template("login.html", next=target, error=str(exc))
         return make_response(html, exc.status)
-    session[SESSION_KEY] = version
+    auth.end_session(session.get(SESSION_KEY))
+    session[SESSION_KEY] = auth.open_session(version)
     session.permanent = True
     rotate_csrf_token()
     return redirect(target)
@@ -214,7 +215,7 @@ def login_post() -> BaseResponse:
 @bp.post("/logout")
 def logout() -> BaseResponse:
     check_form()
-    session.pop(SESSION_KEY, None)
+    dicepad().auth.end_session(session.pop(SESSION_KEY, None))
     rotate_csrf_token()
     return redirect(_local(request.form.get("next")))
 

@@ -86,7 +86,7 @@ def _check_api() -> None:
         return
     if request.path == "/api/login" or PIN_HEADER in request.headers:
         return
-    if CSRF_KEY not in session or session.get(SESSION_KEY) != dicepad().auth.version:
+    if CSRF_KEY not in session or not dicepad().auth.session_ok(session.get(SESSION_KEY)):
         return  # not a page session: the API's own PIN check decides
     if not _matches(request.headers.get(CSRF_HEADER)):
         raise CsrfError(f"missing or wrong {CSRF_HEADER} header: reload the page and try again")
