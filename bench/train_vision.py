@@ -78,6 +78,13 @@ showing through, dimmer, blurred and off by parallax (``--ghost-pips 0.5``): 97.
 in for photos of such dice. Nor did nellbyler's own photos drawn twice as often as matteop's
 (``--photo-weight nellbyler_d6=2``): 98.40 / 97.76 %, 98.03 %, 85.7 % (one die more, two whole
 rolls fewer; matteop65_d6 99.34 % per die both ways): within a fold's noise.
+Nor did two value networks in one: the fold-0 networks trained at seeds 0 and 1, their
+probabilities averaged on every die (the seed-0 locator), read held-out fold 0 exactly as the
+seed-0 network alone (nellbyler_d6 98.94 % per die, 91.67 % whole rolls, the same dice wrong;
+matteop65_d6 100 %) for some 30 % more time per frame: the misreads are confident in both.
+Nor did the cut at inference (every fold's shipped models): ``crop_scale`` 0.9 / 1.1 read
+nellbyler_d6 98.52 / 98.17 % per die against 98.78 %, ``turned_margin`` 1.1 / 1.3 98.43 / 98.34 %,
+a fainter locator peak (``faint_peak_threshold`` 0.12) the same 98.78 %.
 
 Repeatable: the same code, ``--seed``, ``--threads`` and library versions write the same
 models bit for bit (two short runs compared at 1 and at 2 threads; fold 0 of the shipped recipe
