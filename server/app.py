@@ -56,6 +56,7 @@ def create_app(config: Config) -> Flask:
         window=config.pin_window_seconds,
         lockout=config.pin_lockout_seconds,
         monotonic=config.monotonic,
+        max_total=config.pin_max_failures_total,
     )
     auth = PinAuth(store, limiter, pin=config.pin, scrypt_n=config.pin_scrypt_n)
     health = Health(store, feed, monotonic=config.monotonic)

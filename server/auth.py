@@ -20,6 +20,7 @@ from __future__ import annotations
 
 import hashlib
 import hmac
+import logging
 import os
 import secrets
 import threading
@@ -34,6 +35,8 @@ from server.store import Store
 PIN_HASH = "pin_hash"  #: settings row: ``scrypt$N$r$p$salt$hash`` (hex)
 PIN_VERSION = "pin_version"  #: settings row: bumped when the PIN changes (ends sessions)
 MIN_PIN, MAX_PIN = 4, 64
+log = logging.getLogger(__name__)
+
 SCRYPT_AT_ONCE = 2
 """PIN hashes computed at once, whoever asks (each holds 16 MB for ~0.1 s on a Pi: a burst of
 guesses from many phones queues instead of filling the Pi's memory)."""
@@ -61,15 +64,15 @@ class WrongPinError(AuthError):
 
 
 class LockedOutError(AuthError):
-    """Too many wrong PINs from this address (HTTP 429); ``retry_after`` in seconds."""
+    """Too many wrong PINs from this address, or from all together (HTTP 429);
+    ``retry_after`` in seconds."""
 
     status = 429
 
-    def __init__(self, retry_after: float) -> None:
+    def __init__(self, retry_after: float, *, everyone: bool = False) -> None:
         self.retry_after = max(1, round(retry_after))
-        super().__init__(
-            f"too many wrong PINs from this address; try again in {self.retry_after} s"
-        )
+        where = "tried lately" if everyone else "from this address"
+        super().__init__(f"too many wrong PINs {where}; try again in {self.retry_after} s")
 
 
 def validate_pin(pin: str) -> str:
@@ -113,7 +116,16 @@ def _scrypt(pin: str, salt: bytes, n: int, r: int, p: int) -> bytes:
 
 
 class FailureLimiter:
-    """Failed attempts per client address in a sliding window, then a lock-out.
+    """Failed attempts per client address in a sliding window, then a lock-out; and, with
+    ``max_total``, a cap on failed attempts from all addresses together in the same window.
+
+    Why the cap: on a bar's Wi-Fi one guesser can take as many addresses as it likes (an IPv6
+    /64, unused IPv4 addresses of the LAN), and per-address lock-outs alone then let it try
+    a 6-digit PIN at whatever rate scrypt allows (~20 a second: the PIN in a night). Past the
+    cap a PIN that must be hashed is refused (429) until the window frees a slot: guesses from
+    every address together stay at ``max_total`` a window. Those refused are only new logins
+    with a PIN not yet verified: a logged-in phone, the PIN already verified since the start,
+    an address that gave the right PIN before (this run), the camera and the buttons carry on.
 
     Memory is bounded: at most ``max_addresses`` are tracked (the stalest are forgotten).
     """
@@ -126,8 +138,12 @@ class FailureLimiter:
         lockout: float,
         monotonic: Callable[[], float],
         max_addresses: int = 4096,
+        max_total: int | None = None,
     ) -> None:
+        if max_total is not None and max_total < max_failures:
+            raise ValueError("max_total must be at least max_failures")
         self.max_failures = max_failures
+        self.max_total = max_total
         self.window = window
         self.lockout = lockout
         self._now = monotonic
@@ -135,6 +151,9 @@ class FailureLimiter:
         self._lock = threading.Lock()
         self._failures: dict[str, deque[float]] = {}
         self._locked_until: dict[str, float] = {}
+        self._all: deque[float] = deque()  # every address's counted attempts in the window
+        self._trusted: dict[str, None] = {}  # addresses that gave the right PIN (insertion order)
+        self._total_said = False  # the refusals past max_total have been logged
 
     def check(self, address: str) -> None:
         """Raise :class:`LockedOutError` while ``address`` is locked out."""
@@ -155,9 +174,35 @@ class FailureLimiter:
                 self._locked_until[address] = now + self.lockout
                 self._prune(now)
                 raise LockedOutError(self.lockout)
+            self._raise_if_over_total(address, now, times)
             times.append(now)
+            if self.max_total is not None:
+                self._all.append(now)
             self._failures[address] = times  # re-inserted last: dicts keep order
             self._prune(now)
+
+    def _raise_if_over_total(self, address: str, now: float, times: deque[float]) -> None:
+        """Refuse an attempt past ``max_total`` from all addresses together (not counted, so a
+        flood never pushes the end of its own refusal further away), unless ``address`` gave
+        the right PIN before."""
+        while self._all and self._all[0] <= now - self.window:
+            self._all.popleft()
+        if self.max_total is None or len(self._all) < self.max_total:
+            self._total_said = False
+            return
+        if address in self._trusted:
+            return
+        if times:
+            self._failures[address] = times
+        if not self._total_said:  # once a spell, not once a guess: the journal stays readable
+            self._total_said = True
+            log.warning(
+                "PIN guessing: %d wrong PINs in %.0f s from several addresses; logins with a"
+                " PIN not yet verified are refused until it stops (logged-in phones carry on)",
+                len(self._all),
+                self.window,
+            )
+        raise LockedOutError(self._all[0] + self.window - now, everyone=True)
 
     def failure(self, address: str) -> None:
         """The attempt counted by :meth:`begin` failed: lock the address out at the limit."""
@@ -170,9 +215,18 @@ class FailureLimiter:
                 self._failures[address] = times
             self._prune(now)
 
-    def success(self, address: str) -> None:
+    def success(self, address: str, *, counted: bool = True) -> None:
+        """The right PIN from ``address``: its slate is wiped, the attempt :meth:`begin`
+        counted (``counted``) leaves the total, and the address is trusted past ``max_total``
+        from now on."""
         with self._lock:
-            self._failures.pop(address, None)
+            times = self._failures.pop(address, None)
+            if counted and times and times[-1] in self._all:
+                self._all.remove(times[-1])  # the right PIN is no guess
+            self._trusted.pop(address, None)
+            self._trusted[address] = None  # re-inserted last: the stalest are forgotten first
+            while len(self._trusted) > self._max_addresses:
+                del self._trusted[next(iter(self._trusted))]
 
     def _raise_if_locked(self, address: str, now: float) -> None:
         until = self._locked_until.get(address)
@@ -341,12 +395,14 @@ class PinAuth:
         calls with it never lock its own address out."""
         self.limiter.check(address)
         version = self._remembered(pin) if len(pin) <= MAX_PIN else None
+        if version is not None:
+            self.limiter.success(address, counted=False)
+            return version
+        self.limiter.begin(address)
+        version = self.verified(pin)
         if version is None:
-            self.limiter.begin(address)
-            version = self.verified(pin)
-            if version is None:
-                self.limiter.failure(address)
-                raise WrongPinError("wrong PIN")
+            self.limiter.failure(address)
+            raise WrongPinError("wrong PIN")
         self.limiter.success(address)
         return version
 

@@ -62,6 +62,10 @@ class Config:
     keepalive_seconds: float = 15.0
     #: failed PIN attempts per client address within ``pin_window_seconds`` before lock-out
     pin_max_failures: int = 5
+    #: failed PIN attempts from all addresses together within ``pin_window_seconds``: past it
+    #: only addresses that gave the right PIN before may try one (a guesser with many
+    #: addresses gets 30 guesses in 5 minutes, not scrypt's ~20 a second)
+    pin_max_failures_total: int = 30
     pin_window_seconds: float = 300.0
     pin_lockout_seconds: float = 300.0
     #: scrypt cost of the stored PIN hash (2**14 = 16 MiB, ~0.1 s on a Pi 4)

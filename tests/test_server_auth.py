@@ -164,6 +164,79 @@ def test_lockout_is_per_address_and_never_locks_the_table(app: Flask, clock: Fak
     assert _create(guesser, AUTH, **_from("10.0.0.66")).status_code == 201
 
 
+def test_guesses_from_many_addresses_are_held_to_a_total(
+    tmp_path: Path, clock: FakeMonotonic, caplog: pytest.LogCaptureFixture
+) -> None:
+    """One guesser with many addresses (an IPv6 /64) gets ``pin_max_failures_total`` guesses a
+    window, not 5 per address; a logged-in phone and the PIN already verified carry on."""
+    app = make_app(
+        tmp_path,
+        monotonic=clock,
+        pin_max_failures=3,
+        pin_max_failures_total=6,
+        pin_window_seconds=300,
+    )
+    phone = app.test_client()
+    phone.post("/api/login", json={"pin": PIN}, **_from("10.0.0.5"))
+    guesser = app.test_client()
+    statuses = []
+    for n in range(20):
+        clock.now += 1
+        r = guesser.post("/api/login", json={"pin": "1111"}, **_from(f"fd00::{n}"))
+        statuses.append(r.status_code)
+    assert statuses == [403] * 6 + [429] * 14
+    said = [r for r in caplog.records if "PIN guessing" in r.getMessage()]
+    assert len(said) == 1  # the operator is told once, not once a guess
+    assert int(r.headers["Retry-After"]) == 300 - 19  # when the first guess leaves the window
+    assert _create(phone, **_from("10.0.0.5")).status_code == 201
+    assert _create(app.test_client(), AUTH, **_from("fd00::99")).status_code == 201
+    clock.now += 300 - 19  # the first guess has left the window: one more may be checked
+    error(guesser.post("/api/login", json={"pin": "1111"}, **_from("fd00::100")), 403)
+    error(guesser.post("/api/login", json={"pin": "1111"}, **_from("fd00::101")), 429)
+    dicepad(app).close()
+
+
+def test_the_total_spares_addresses_that_gave_the_right_pin(
+    tmp_path: Path, clock: FakeMonotonic
+) -> None:
+    """After ``dicepad pin`` rotates the PIN of a running server nothing is remembered: the new
+    PIN must be hashed. Past the total only an address that gave the right PIN before may try."""
+    store = Store(tmp_path / "s.sqlite3")
+    limiter = FailureLimiter(max_failures=3, window=300, lockout=300, monotonic=clock, max_total=4)
+    auth = PinAuth(store, limiter, pin=PIN, scrypt_n=2**4)
+    auth.attempt("10.0.0.5", PIN)  # the scorekeeper's phone
+    cli = Store(tmp_path / "s.sqlite3")
+    PinAuth(cli, limiter, scrypt_n=2**4).change("24680")  # ``dicepad pin`` from another process
+    cli.close()
+    for n in range(4):
+        with pytest.raises(WrongPinError):
+            auth.attempt(f"10.0.1.{n}", "1111")
+    with pytest.raises(LockedOutError):
+        auth.attempt("10.0.0.77", "24680")  # the right PIN, but from a stranger
+    assert auth.attempt("10.0.0.5", "24680") == auth.version
+    store.close()
+
+
+def test_the_total_counts_checked_guesses_only(clock: FakeMonotonic) -> None:
+    """A refused guess is not counted (a flood cannot push its own refusal further away), nor
+    is the right PIN."""
+    limiter = FailureLimiter(max_failures=3, window=100, lockout=100, monotonic=clock, max_total=4)
+    _fail(limiter, "a")
+    limiter.begin("b")
+    limiter.success("b")  # right: not a guess
+    for address in ("c", "d", "e"):
+        _fail(limiter, address)
+    for _ in range(50):
+        clock.now += 1
+        with pytest.raises(LockedOutError) as refused:
+            limiter.begin("f")
+    assert refused.value.retry_after == pytest.approx(50)
+    clock.now += 50
+    limiter.begin("f")  # the four guesses have left the window
+    with pytest.raises(ValueError, match="max_total"):
+        FailureLimiter(max_failures=5, window=1, lockout=1, monotonic=clock, max_total=4)
+
+
 def _fail(limiter: FailureLimiter, address: str) -> None:
     """One wrong PIN: counted before the check, confirmed after it."""
     limiter.begin(address)
