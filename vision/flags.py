@@ -109,6 +109,7 @@ import numpy as np
 import numpy.typing as npt
 
 from vision import pipsize
+from vision.nets import read_onnx
 from vision.reading import DieFlag, FaceSize, Pad, Point
 
 U8 = npt.NDArray[np.uint8]
@@ -612,7 +613,7 @@ class FlagModel:
     def __init__(self, path: Path) -> None:
         try:
             # the classic engine runs these small convolutions ~1.5x faster on one core
-            self._net = cv2.dnn.readNetFromONNX(str(path), engine=cv2.dnn.ENGINE_CLASSIC)
+            self._net = read_onnx(path)
         except cv2.error as exc:
             raise RuntimeError(
                 f"flag model {path} is missing or damaged; run bench/train_flags.py ({exc})"

@@ -61,8 +61,15 @@ def load_nets(models_dir: str | None = None) -> Nets:
 def read_onnx(path: Path) -> cv2.dnn.Net:
     """An ONNX model for OpenCV's ``dnn``, on its classic engine: for these small convolution
     stacks on one CPU core it runs the value network's batches ~20 % faster than the new
-    engine OpenCV 5 picks by default, and the locator as fast (``bench/bench_vision.py``)."""
-    return cv2.dnn.readNetFromONNX(str(path), engine=cv2.dnn.ENGINE_CLASSIC)
+    engine OpenCV 5 picks by default, and the locator as fast (``bench/bench_vision.py``).
+
+    OpenCV 4 has only that engine and no ``engine`` argument. It must work too: a Raspberry
+    Pi on bookworm runs OpenCV 4.11 (the last built for its NumPy 1.24, see
+    ``server/pi_install.py``)."""
+    classic = getattr(cv2.dnn, "ENGINE_CLASSIC", None)
+    if classic is None:
+        return cv2.dnn.readNetFromONNX(str(path))
+    return cv2.dnn.readNetFromONNX(str(path), engine=classic)
 
 
 def to_blob(images: list[U8]) -> F32:
