@@ -3,8 +3,10 @@
 The PIN comes from ``DICEPAD_PIN`` or is generated on first start (the caller prints it once).
 Only a salted scrypt hash is stored; a candidate is compared with ``hmac.compare_digest``.
 Failed attempts are counted per client address, and an address that keeps guessing is locked
-out for a while. The lock-out is per address, so it never locks the table: other phones, a
-phone already logged in, the camera and the buttons carry on.
+out for a while; the lock-out is per address: other phones carry on. Failed attempts from all
+addresses together are capped too (a guesser can take many addresses): past the cap only
+addresses that gave the right PIN before may try. Neither locks the table: a phone already
+logged in, the camera and the buttons carry on.
 
 Scrypt is slow on purpose (~0.1 s on a Pi). So that a scorekeeper's API client does not pay it
 on every action, a PIN that verified once is remembered as an HMAC under a key that lives only
@@ -122,10 +124,10 @@ class FailureLimiter:
     Why the cap: on a bar's Wi-Fi one guesser can take as many addresses as it likes (an IPv6
     /64, unused IPv4 addresses of the LAN), and per-address lock-outs alone then let it try
     a 6-digit PIN at whatever rate scrypt allows (~20 a second: the PIN in a night). Past the
-    cap a PIN that must be hashed is refused (429) until the window frees a slot: guesses from
-    every address together stay at ``max_total`` a window. Those refused are only new logins
-    with a PIN not yet verified: a logged-in phone, the PIN already verified since the start,
-    an address that gave the right PIN before (this run), the camera and the buttons carry on.
+    cap every PIN from an address that never gave the right PIN (this run) is refused (429),
+    right or wrong alike, until the window frees a slot: guesses from every address together
+    stay at ``max_total`` a window (twice that with the addresses that gave the right PIN).
+    A logged-in phone, the camera and the buttons carry on.
 
     Memory is bounded: at most ``max_addresses`` are tracked (the stalest are forgotten).
     """
@@ -156,9 +158,14 @@ class FailureLimiter:
         self._total_said = False  # the refusals past max_total have been logged
 
     def check(self, address: str) -> None:
-        """Raise :class:`LockedOutError` while ``address`` is locked out."""
+        """Raise :class:`LockedOutError` while ``address`` is locked out, or while all
+        addresses together are past ``max_total`` and ``address`` never gave the right PIN --
+        whatever PIN it sends: letting the PIN already verified through (it needs no hash)
+        while refusing wrong ones would tell a guesser which guess is right, at no cost."""
+        now = self._now()
         with self._lock:
-            self._raise_if_locked(address, self._now())
+            self._raise_if_locked(address, now)
+            self._raise_if_over_total(address, now, deque())
 
     def begin(self, address: str) -> None:
         """Count an attempt from ``address`` as failed *before* its PIN is checked (raising
@@ -183,26 +190,30 @@ class FailureLimiter:
 
     def _raise_if_over_total(self, address: str, now: float, times: deque[float]) -> None:
         """Refuse an attempt past ``max_total`` from all addresses together (not counted, so a
-        flood never pushes the end of its own refusal further away), unless ``address`` gave
-        the right PIN before."""
+        flood never pushes the end of its own refusal further away). Addresses that gave the
+        right PIN before share one more ``max_total``, no more: one who knew the PIN before it
+        was changed must not regain scrypt's pace from the addresses it used then."""
         while self._all and self._all[0] <= now - self.window:
             self._all.popleft()
-        if self.max_total is None or len(self._all) < self.max_total:
-            self._total_said = False
+        if self.max_total is None:
             return
-        if address in self._trusted:
+        limit = self.max_total * (2 if address in self._trusted else 1)
+        if len(self._all) < limit:
+            if len(self._all) < self.max_total:
+                self._total_said = False
             return
         if times:
             self._failures[address] = times
         if not self._total_said:  # once a spell, not once a guess: the journal stays readable
             self._total_said = True
             log.warning(
-                "PIN guessing: %d wrong PINs in %.0f s from several addresses; logins with a"
-                " PIN not yet verified are refused until it stops (logged-in phones carry on)",
+                "PIN guessing: %d wrong PINs in %.0f s from several addresses; only phones"
+                " logged in or that gave the right PIN before may log in until it stops",
                 len(self._all),
                 self.window,
             )
-        raise LockedOutError(self._all[0] + self.window - now, everyone=True)
+        back_under = self._all[len(self._all) - limit]  # when it leaves, the total is under
+        raise LockedOutError(back_under + self.window - now, everyone=True)
 
     def failure(self, address: str) -> None:
         """The attempt counted by :meth:`begin` failed: lock the address out at the limit."""

@@ -168,7 +168,9 @@ def test_guesses_from_many_addresses_are_held_to_a_total(
     tmp_path: Path, clock: FakeMonotonic, caplog: pytest.LogCaptureFixture
 ) -> None:
     """One guesser with many addresses (an IPv6 /64) gets ``pin_max_failures_total`` guesses a
-    window, not 5 per address; a logged-in phone and the PIN already verified carry on."""
+    window, not 5 per address. Past it a stranger gets 429 for the right PIN as for a wrong one
+    (the right PIN, verified before, needs no hash: letting it through would tell right from
+    wrong at no cost); a logged-in phone and the addresses that gave the right PIN carry on."""
     app = make_app(
         tmp_path,
         monotonic=clock,
@@ -189,7 +191,10 @@ def test_guesses_from_many_addresses_are_held_to_a_total(
     assert len(said) == 1  # the operator is told once, not once a guess
     assert int(r.headers["Retry-After"]) == 300 - 19  # when the first guess leaves the window
     assert _create(phone, **_from("10.0.0.5")).status_code == 201
-    assert _create(app.test_client(), AUTH, **_from("fd00::99")).status_code == 201
+    error(_create(app.test_client(), AUTH, **_from("fd00::99")), 429)  # no oracle
+    error(app.test_client().post("/api/login", json={"pin": PIN}, **_from("fd00::98")), 429)
+    again = app.test_client().post("/api/login", json={"pin": PIN}, **_from("10.0.0.5"))
+    assert again.status_code == 200  # the scorekeeper's address, on another phone
     clock.now += 300 - 19  # the first guess has left the window: one more may be checked
     error(guesser.post("/api/login", json={"pin": "1111"}, **_from("fd00::100")), 403)
     error(guesser.post("/api/login", json={"pin": "1111"}, **_from("fd00::101")), 429)
@@ -215,6 +220,34 @@ def test_the_total_spares_addresses_that_gave_the_right_pin(
         auth.attempt("10.0.0.77", "24680")  # the right PIN, but from a stranger
     assert auth.attempt("10.0.0.5", "24680") == auth.version
     store.close()
+
+
+def test_addresses_that_gave_the_right_pin_share_one_more_total(clock: FakeMonotonic) -> None:
+    """Whoever knew the PIN before it was changed must not regain scrypt's pace from the
+    addresses it logged in from: together they get one more ``max_total``, and a refusal's
+    Retry-After is when the total is back under the limit, not when the first guess leaves."""
+    limiter = FailureLimiter(max_failures=3, window=100, lockout=100, monotonic=clock, max_total=4)
+    trusted = [f"10.0.2.{n}" for n in range(6)]
+    for address in trusted:
+        limiter.begin(address)
+        limiter.success(address)
+    for n in range(4):
+        _fail(limiter, f"10.0.1.{n}")  # strangers fill the total
+    with pytest.raises(LockedOutError):
+        limiter.begin("10.0.1.9")
+    for address in trusted[:4]:
+        clock.now += 10
+        _fail(limiter, address)  # the trusted share a second total
+    with pytest.raises(LockedOutError) as refused:
+        limiter.begin(trusted[4])
+    assert refused.value.retry_after == pytest.approx(100 - 40)  # the strangers' four go
+    with pytest.raises(LockedOutError) as refused:
+        limiter.check("10.0.1.9")
+    assert refused.value.retry_after == pytest.approx(100 - 40 + 10)  # and a trusted one
+    clock.now += 60
+    limiter.begin(trusted[4])
+    with pytest.raises(LockedOutError):
+        limiter.check("10.0.1.9")
 
 
 def test_the_total_counts_checked_guesses_only(clock: FakeMonotonic) -> None:
