@@ -23,7 +23,7 @@ import statistics
 import sys
 import time
 import zlib
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -344,8 +344,38 @@ def main(argv: Sequence[str] | None = None) -> int:
     if first is None:
         raise SystemExit(f"cannot read {images[0].path}")
     read_roll(first, params=params)  # load the models outside timing
+    print(host_reference())
     report(evaluate(images, params), show_wrong=args.wrong, errors=args.errors)
     return 0
+
+
+def host_reference(runs: int = 15) -> str:
+    """Two fixed workloads timed like the frames (this thread's CPU time, median): the ms per
+    frame are only comparable between machines alongside these. Sessions have run on hosts
+    2.3x apart (the same reader: 8-9 and 20 ms a nellbyler_d6 frame)."""
+    image = np.random.default_rng(0).integers(0, 256, (640, 640, 3), dtype=np.uint8)
+
+    def python() -> None:
+        total = 0
+        for i in range(1_000_000):
+            total += i
+
+    def opencv() -> None:
+        for _ in range(10):
+            cv2.GaussianBlur(image, (7, 7), 0)
+
+    def median_ms(work: Callable[[], None]) -> float:
+        times = []
+        for _ in range(runs):
+            t = time.thread_time()
+            work()
+            times.append(time.thread_time() - t)
+        return 1000 * statistics.median(times)
+
+    return (
+        f"host reference: Python 1M additions {median_ms(python):.1f} ms,"
+        f" OpenCV 10 blurs of 640x640 {median_ms(opencv):.1f} ms"
+    )
 
 
 if __name__ == "__main__":
