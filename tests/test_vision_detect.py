@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import math
+from pathlib import Path
 
 import numpy as np
 import pytest
@@ -205,3 +206,46 @@ def test_a_second_peak_on_a_pip_of_a_two_is_not_a_die() -> None:
     assert _without_pips_of_other_dice([four, pip], 0.6) == [four, pip]
     with pytest.raises(ValueError, match="pip_reach"):
         DetectorParams(pip_reach=1.0)
+
+
+def test_a_strong_peak_tolerates_a_hesitant_value_network() -> None:
+    """Where the locator is sure of a die centre the value network's "not a die" must be
+    higher to drop it: strong peaks, ordinary and faint ones each have their own limit."""
+    p = DetectorParams(
+        peak_threshold=0.3,
+        faint_peak_not_die=0.05,
+        reject_not_die=0.25,
+        strong_peak_threshold=0.6,
+        strong_peak_not_die=0.4,
+    )
+    assert p.not_die_limit(0.2) == 0.05
+    assert p.not_die_limit(0.3) == p.not_die_limit(0.59) == 0.25
+    assert p.not_die_limit(0.6) == p.not_die_limit(0.99) == 0.4
+    assert DetectorParams(strong_peak_threshold=1.0).not_die_limit(0.99) == 0.25  # off
+    # never stricter than an ordinary peak
+    assert DetectorParams(strong_peak_not_die=0.1).not_die_limit(0.9) == 0.25
+    with pytest.raises(ValueError, match="strong_peak_not_die"):
+        DetectorParams(strong_peak_not_die=1.5)
+
+
+@pytest.mark.dataset
+def test_a_die_the_locator_is_sure_of_is_read_though_the_value_network_hesitates(
+    datasets_dir: Path,
+) -> None:
+    """A gold die showing 1 in a real photo: the locator peaks on it at 0.84, the value network
+    says 1 but "not a die" at 0.40. The strong peak keeps it; without the rule it is lost."""
+    import cv2
+
+    image = cv2.imread(str(datasets_dir / "nellbyler_d6" / "IMG_20191208_111228.jpg"))
+    assert image is not None
+
+    def ones_at_gold_die(params: DetectorParams) -> list[int | None]:
+        reading = read_roll(image, params=params)
+        return [
+            d.value
+            for d in reading.dice
+            if abs(d.center_xy[0] - 442) < 20 and abs(d.center_xy[1] - 151) < 20
+        ]
+
+    assert ones_at_gold_die(DetectorParams()) == [1]
+    assert ones_at_gold_die(DetectorParams(strong_peak_threshold=1.0)) == []

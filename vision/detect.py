@@ -126,16 +126,17 @@ def dice_at(
     kept = [
         i
         for i, (c, g) in enumerate(zip(found, guesses, strict=True))
-        if g.not_die
-        <= (
-            params.reject_not_die if c.score >= params.peak_threshold else params.faint_peak_not_die
-        )
+        if g.not_die <= params.not_die_limit(c.score)
     ]
     found, cuts, guesses = (
         [found[i] for i in kept],
         [cuts[i] for i in kept],
         [guesses[i] for i in kept],
     )
+    # a strong peak kept although its cut hesitated (``strong_peak_not_die``) ranks after the
+    # dice whose cut was surely a die: off a face's centre towards a side face, it must not
+    # hide a weaker peak on the centre as a duplicate
+    hesitant = [g.not_die > params.reject_not_die for g in guesses]
     if params.turned_patches:  # the second looks cut turned patches
         first = guesses
         if params.ones_unsure > 0:
@@ -144,9 +145,11 @@ def dice_at(
         guesses = undersized(image, found, cuts, guesses, nets, params, skip=settled)
         settled = frozenset(i for i, g in enumerate(guesses) if g is not first[i])
         guesses = recentred(image, found, cuts, guesses, nets, params, skip=settled)
+    order = sorted(range(len(found)), key=lambda i: (hesitant[i], -found[i].score))
+    ranked = [found[i] for i in order]
     dice = [
-        _geometry(found[i], cuts[i], guesses[i])
-        for i in _distinct(found, params.min_center_distance)
+        _geometry(found[order[k]], cuts[order[k]], guesses[order[k]])
+        for k in _distinct(ranked, params.min_center_distance)
     ]
     return _outside_other_faces(dice, params)
 

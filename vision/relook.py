@@ -182,7 +182,8 @@ def recentred(
     which = [
         i
         for i, g in enumerate(guesses)
-        if i not in skip and params.recentre_not_die < g.not_die <= params.reject_not_die
+        if i not in skip
+        and params.recentre_not_die < g.not_die <= params.not_die_limit(found[i].score)
     ]
     if not which or params.recentre_step <= 0:
         return out
