@@ -34,11 +34,11 @@ from pathlib import Path
 
 from server.store import Store
 
+log = logging.getLogger(__name__)
+
 PIN_HASH = "pin_hash"  #: settings row: ``scrypt$N$r$p$salt$hash`` (hex)
 PIN_VERSION = "pin_version"  #: settings row: bumped when the PIN changes (ends sessions)
 MIN_PIN, MAX_PIN = 4, 64
-log = logging.getLogger(__name__)
-
 SCRYPT_AT_ONCE = 2
 """PIN hashes computed at once, whoever asks (each holds 16 MB for ~0.1 s on a Pi: a burst of
 guesses from many phones queues instead of filling the Pi's memory)."""
@@ -165,7 +165,7 @@ class FailureLimiter:
         now = self._now()
         with self._lock:
             self._raise_if_locked(address, now)
-            self._raise_if_over_total(address, now, deque())
+            self._raise_if_over_total(address, now)
 
     def begin(self, address: str) -> None:
         """Count an attempt from ``address`` as failed *before* its PIN is checked (raising
@@ -181,14 +181,16 @@ class FailureLimiter:
                 self._locked_until[address] = now + self.lockout
                 self._prune(now)
                 raise LockedOutError(self.lockout)
-            self._raise_if_over_total(address, now, times)
+            if times:
+                self._failures[address] = times  # kept if the total refuses this attempt
+            self._raise_if_over_total(address, now)
             times.append(now)
             if self.max_total is not None:
                 self._all.append(now)
             self._failures[address] = times  # re-inserted last: dicts keep order
             self._prune(now)
 
-    def _raise_if_over_total(self, address: str, now: float, times: deque[float]) -> None:
+    def _raise_if_over_total(self, address: str, now: float) -> None:
         """Refuse an attempt past ``max_total`` from all addresses together (not counted, so a
         flood never pushes the end of its own refusal further away). Addresses that gave the
         right PIN before share one more ``max_total``, no more: one who knew the PIN before it
@@ -202,8 +204,6 @@ class FailureLimiter:
             if len(self._all) < self.max_total:
                 self._total_said = False
             return
-        if times:
-            self._failures[address] = times
         if not self._total_said:  # once a spell, not once a guess: the journal stays readable
             self._total_said = True
             log.warning(
