@@ -36,11 +36,17 @@ def json_body(request: Request) -> Any:
         raise BodyError("send a JSON body with Content-Type: application/json")
     raw = request.get_data(cache=True)
     try:
-        return json.loads(raw, parse_constant=_no_constants)
+        value = json.loads(raw, parse_constant=_no_constants)
+        # JSON may spell a lone UTF-16 surrogate ("\ud800"): Python decodes it to a str that
+        # no UTF-8 encoder takes (the PIN hash, SQLite, the feed), so a 500 after the engine
+        json.dumps(value, ensure_ascii=False).encode()
+    except UnicodeEncodeError:
+        raise BodyError("the body has a lone surrogate (\\ud800-\\udfff): not text") from None
     except ValueError as exc:  # also a number too long to convert (Python's 4300 digits)
         raise BodyError(f"the body is not valid JSON: {exc}") from None
     except RecursionError:
         raise BodyError("the body is nested too deeply") from None
+    return value
 
 
 def _object(value: object, what: str, allowed: set[str]) -> Mapping[str, Any]:

@@ -106,6 +106,35 @@ def test_bodies_must_be_json_objects_of_json_type(client: FlaskClient) -> None:
     assert "not valid JSON" in error(client.post(url, data=b"\xff\xfe", headers=bad), 400)
 
 
+@pytest.mark.parametrize(
+    ("url", "body"),
+    [
+        ("/api/login", '{"pin": "\\ud800"}'),
+        ("actions", '{"type": "reroll", "dice": [], "reason": "\\ud83d"}'),
+    ],
+)
+def test_a_lone_surrogate_in_a_body_is_400_and_changes_nothing(
+    client: FlaskClient, url: str, body: str
+) -> None:
+    """JSON may spell half of a UTF-16 pair, which Python cannot encode: it was a 500 from the
+    PIN hash, and from SQLite after the engine had taken the re-roll's reason."""
+    t = create_table(client, {"game": "bolo", "players": ["Ann", "Bob"]})
+    client.post(
+        f"/api/tables/{t}/actions", json={"type": "roll", "dice": [1, 2, 3, 4, 6]}, headers=AUTH
+    )
+    url = f"/api/tables/{t}/actions" if url == "actions" else url
+    r = client.post(url, data=body, headers=AUTH, content_type="application/json")
+    assert "surrogate" in error(r, 400)
+    assert len(client.get(f"/api/tables/{t}/log").json) == 1
+    assert len(client.get("/api/tables").json) == 1
+    pair = '{"type": "reroll", "dice": [], "reason": "\\ud83c\\udfb2"}'  # a whole pair: a die
+    r = client.post(
+        f"/api/tables/{t}/actions", data=pair, headers=AUTH, content_type="application/json"
+    )
+    assert r.status_code == 201
+    assert r.json["action"]["reason"] == "\N{GAME DIE}"
+
+
 def test_oversized_bodies_are_413(client: FlaskClient) -> None:
     t = new_table(client)
     huge = json.dumps({"type": "roll", "dice": [1], "pad": "x" * 70_000})
