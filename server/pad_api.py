@@ -29,7 +29,8 @@ def attach(app: Flask, service: PadService) -> None:
 def start_pad_service(app: Flask) -> PadService | None:
     """Start the pad service for ``app``'s ``--camera`` (None with ``--camera none``): the
     camera from ``config.camera`` (seen as ``config.camera_view``), the calibrated pad and
-    camera settings from the data directory, the buttons from ``DICEPAD_BUTTONS``.
+    camera settings from the data directory, the buttons from ``DICEPAD_BUTTONS``, the table
+    put on the pad before a restart from the database.
     ``SpecError`` for a bad camera spec."""
     from hardware.buttons import ButtonConfig
     from hardware.sources import SourceOpener
@@ -48,6 +49,7 @@ def start_pad_service(app: Flask) -> PadService | None:
         pad_file=config.data_dir / PAD_FILE,
         buttons=ButtonConfig.from_env(),
         reader=vision_reader(view=config.camera_view),
+        settings=parts.store,
     )
     attach(app, service)
     service.start()

@@ -13,11 +13,11 @@ the one on the pad) and to :class:`~server.health.Health`. The bank/undo buttons
 table on the pad with ``source="button"``; the LED shows whether the camera is reading.
 
 Which table is on the pad: the one assigned (``assign``, the admin's pick on a phone, ``POST
-/api/pad``) while its game is not over, idle or not (the pick is how an abandoned game is
-taken up again at the pad); otherwise the table in play (:meth:`TableService.in_play`: not
-over, not idle) with the most recent action (a new table counts from its creation). Idle
-tables are left alone, so the work per camera change or throw does not grow with every game
-ever abandoned at the bar.
+/api/pad``; kept in the database, so a restart keeps it) while its game is not over, idle or
+not (the pick is how an abandoned game is taken up again at the pad); otherwise the table in
+play (:meth:`TableService.in_play`: not over, not idle) with the most recent action (a new
+table counts from its creation). Idle tables are left alone, so the work per camera change or
+throw does not grow with every game ever abandoned at the bar.
 
 The systemd watchdog is fed only while this loop turns: it reports a ``pad`` heartbeat (a
 critical health part with a time-to-live), so a camera driver that hangs inside a read stops
@@ -52,6 +52,7 @@ from server.flat_store import FLAT_FILE, PadKey, load_flat_samples, save_flat_sa
 from server.health import Health
 from server.pad_decide import Decision, Notice, NoticeKind, decide, dice_wanted
 from server.pad_truth import reading_from_truth, source_truth
+from server.store import Store
 from server.tables import TableService, UnknownTableError
 from vision.annotate import annotate
 from vision.reading import Pad, Reading
@@ -63,6 +64,8 @@ Reader = Callable[[np.ndarray, Pad | None], Reading]
 """Reads the dice of a BGR frame (``vision.detect.read_roll``'s shape)."""
 
 PAD_FILE = "pad.json"
+PAD_TABLE = "pad_table"
+"""settings row: the table a phone put on the pad ("" for none), so a restart keeps it."""
 HEARTBEAT_S = 1.0  #: seconds between heartbeats to Health
 HEARTBEAT_TTL_S = 20.0  #: a heartbeat older than this fails the ``pad`` health part
 SNAPSHOT_QUALITY = 85  #: JPEG quality of roll snapshots
@@ -190,8 +193,12 @@ class PadService:
         buttons: ButtonConfig | None = None,
         pin_factory: Any = None,
         history: int = 50,
+        settings: Store | None = None,
     ) -> None:
+        """``settings``: where the table put on the pad is kept over a restart (none: only
+        in memory)."""
         self.tables = tables
+        self._settings = settings
         self.health = health
         self.clock = clock
         self._reader = reader or vision_reader()
@@ -206,7 +213,7 @@ class PadService:
         self._buttons: Buttons | None = None
         self._settle = SettleState()
         self._lock = threading.RLock()  # one decision or button press at a time
-        self._assigned: str | None = None
+        self._assigned: str | None = self._remembered_table()
         self._standing: dict[str, _Standing] = {}
         self._pending: dict[str, bytes] = {}  # table -> JPEG of a throw awaiting the phone
         self._said_no_table = False  # the last throw found no table: said once (log noise)
@@ -436,12 +443,21 @@ class PadService:
     # -- which table --------------------------------------------------------------------------
 
     def assign(self, table: str | None) -> None:
-        """Put ``table`` on the pad (None: back to the most recently active open table)."""
+        """Put ``table`` on the pad (None: back to the most recently active open table).
+        Kept in ``settings`` before it takes effect: after a power cut the next throw must
+        not land on whichever other table was acted on last."""
         if table is not None and table not in self.tables:
             raise UnknownTableError(f"no table {table!r}")
         with self._lock:
+            if self._settings is not None:
+                self._settings.set_settings({PAD_TABLE: table or ""})
             self._assigned = table
         self._show_camera()  # every scoreboard learns which table is on the pad now
+
+    def _remembered_table(self) -> str | None:
+        """The table put on the pad before the last stop, if it is still a table."""
+        table = self._settings.setting(PAD_TABLE) if self._settings is not None else None
+        return table if table and table in self.tables else None
 
     @property
     def assigned(self) -> str | None:
