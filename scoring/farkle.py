@@ -110,7 +110,9 @@ class ComboTable:
     - ``stop_rule``: ``dice_left`` (may stop unless the keep uses every die: YBI hot dice)
       or ``non_scoring_left`` (may stop only if a non-scoring die is left: Bolo B-4).
     - ``non_scoring``: ``face_count_lt_3`` (a 2/3/4/6 whose face shows fewer than three times
-      in the roll) or ``player_choice`` (any 2/3/4/6 not kept); RULES.md B4.
+      in the roll, or beyond the dice of that face the table counts alone: the fourth 3 of
+      four under Bolo's ``triple_plus_single``) or ``player_choice`` (any 2/3/4/6 not kept);
+      RULES.md B4.
     """
 
     name: str
@@ -257,17 +259,27 @@ def _required(table: ComboTable, roll: Counts) -> Counts:
     return (need[0], need[1], need[2], need[3], need[4], need[5])
 
 
-def _scoring_die(face: int, roll: Counts, rule: NonScoring) -> bool:
-    """Is a die of ``face`` in ``roll`` a scoring die for Bolo's stop rule (RULES.md B4)?"""
-    if face in (1, 5):
-        return True
-    return rule == "face_count_lt_3" and roll[face - 1] >= 3
+def _scoring_dice(table: ComboTable, roll: Counts) -> Counts:
+    """Dice per face of ``roll`` that are scoring dice for Bolo's stop rule (RULES.md B4):
+    every 1 and 5; under ``face_count_lt_3`` also a 2/3/4/6 showing three times or more, as
+    many of them as the table counts alone. Four 3s under ``four_of_a_kind =
+    triple_plus_single`` are a triple and a dead single: calling all four scoring made the
+    all-scoring rule (B5) demand a keep of every die that no keep can be, so the roll BOLOed."""
+    out = [0] * 6
+    for f, n in enumerate(roll):
+        if f + 1 in (1, 5):
+            out[f] = n
+        elif table.non_scoring == "face_count_lt_3":
+            alone = (counts_of([f + 1] * k) for k in range(n, 2, -1))
+            out[f] = next((sum(c) for c in alone if _best(table, c, 0) is not None), 0)
+    return (out[0], out[1], out[2], out[3], out[4], out[5])
 
 
 @lru_cache(maxsize=4096)
 def _keeps(table: ComboTable, roll: Counts) -> tuple[KeepOption, ...]:
     n_roll = sum(roll)
     need = _required(table, roll)
+    scoring = _scoring_dice(table, roll)
     found: list[KeepOption] = []
     for sub in itertools.product(*(range(need[f], roll[f] + 1) for f in range(6))):
         if not any(sub):
@@ -280,10 +292,9 @@ def _keeps(table: ComboTable, roll: Counts) -> tuple[KeepOption, ...]:
         if table.stop_rule == "dice_left":
             may_stop = not uses_all
         else:
-            may_stop = any(
-                roll[f] - sub[f] > 0 and not _scoring_die(f + 1, roll, table.non_scoring)
-                for f in range(6)
-            )
+            # a non-scoring die is left: more dice of a face stay than its scoring dice
+            # not kept (kept dice count as scoring ones first)
+            may_stop = any(roll[f] > max(sub[f], scoring[f]) for f in range(6))
         found.append(
             KeepOption(
                 keep=dice_of(sub),
@@ -296,9 +307,7 @@ def _keeps(table: ComboTable, roll: Counts) -> tuple[KeepOption, ...]:
     if table.keep_all_scoring and found:
         most = max(len(o.keep) for o in found)
         found = [o for o in found if len(o.keep) == most]
-    if table.all_scoring_takes_all and all(
-        _scoring_die(f + 1, roll, table.non_scoring) for f in range(6) if roll[f]
-    ):
+    if table.all_scoring_takes_all and scoring == roll:
         found = [o for o in found if o.uses_all]
     found.sort(key=lambda o: (-o.points, -len(o.keep), o.keep))
     return tuple(found)

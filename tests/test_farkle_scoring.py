@@ -427,3 +427,31 @@ def test_y1_every_option_keeps_the_rolled_triples(
 def test_b4_a_triple_of_2_3_4_6_is_a_scoring_die() -> None:
     options = keeps((2, 2, 2, 1, 5), BOLO)
     assert [(o.keep, o.points, o.may_stop) for o in options] == [((1, 2, 2, 2, 5), 350, False)]
+
+
+def test_b2_triple_plus_single_four_of_a_face_is_a_triple_and_a_dead_die() -> None:
+    """Under triple_plus_single four 3s are 300 and a single 3 that scores nothing (B-3): the
+    roll is no BOLO (the all-scoring rule B5 once demanded a keep of all five, which no keep
+    is), and the dead 3 is a non-scoring die to stop on (B-4)."""
+    table = bolo_table(four_of_a_kind="triple_plus_single")
+    assert {o.keep: (o.points, o.may_stop) for o in keeps((1, 3, 3, 3, 3), table)} == {
+        (1, 3, 3, 3): (400, True),
+        (3, 3, 3): (300, True),
+        (1,): (100, True),
+    }
+    assert {o.keep: o.may_stop for o in keeps((6, 6, 6, 6), table)} == {(6, 6, 6): True}
+    assert [o.keep for o in keeps((6,) * 5, table)] == [(6,) * 5]  # five of a kind: all
+
+
+@pytest.mark.parametrize("four", ["double_triple", "triple_plus_single"])
+@pytest.mark.parametrize("non_scoring", ["face_count_lt_3", "player_choice"])
+@pytest.mark.parametrize("takes_all", [True, False])
+def test_b2_b5_a_roll_with_a_1_a_5_or_a_triple_is_never_a_bolo(
+    four: str, non_scoring: str, takes_all: bool
+) -> None:
+    table = bolo_table(
+        four_of_a_kind=four, non_scoring_die=non_scoring, all_scoring_roll_takes_all=takes_all
+    )
+    for roll in (r for n in range(1, 6) for r in multisets(n)):
+        scores = 1 in roll or 5 in roll or any(roll.count(f) >= 3 for f in range(2, 7))
+        assert score_roll(roll, table).blown is not scores, roll
