@@ -411,6 +411,12 @@ def _bank(state: State, *, win: bool = False) -> State:
     return state
 
 
+def _may_bank_points(state: State, keeping: int = 0) -> bool:
+    """B9: a bank below the minimum is a pass, refused when passing is off. ``keeping``: the
+    points of the sole keep a bank straight after a roll takes first (they count too)."""
+    return state.rules.below_min_may_pass or state.turn.points + keeping >= state.minimum()
+
+
 def _cocked(rules: HouseRules) -> Literal["reroll_offending", "reroll_all_just_rolled"]:
     if rules.sloppy_dice == "reroll_all_just_rolled":
         return "reroll_all_just_rolled"
@@ -549,18 +555,15 @@ class Bolo(FarkleGame[State, HouseRules]):
         if turn.phase == "keep":
             options = roll_score(turn, table(settled.rules)).options
             out.extend(Keep(o.keep) for o in options)
-            if len(options) == 1 and options[0].may_stop and self._may_bank_points(settled):
+            sole = options[0] if len(options) == 1 else None
+            if sole is not None and sole.may_stop and _may_bank_points(settled, sole.points):
                 out.append(Bank())
-        elif turn.phase == "decide" and turn.may_stop and self._may_bank_points(settled):
+        elif turn.phase == "decide" and turn.may_stop and _may_bank_points(settled):
             out.append(Bank())
         if not settled.turns and not turn.started:
             out.append(Lineup(settled.players))
         out.append(End())
         return out
-
-    @staticmethod
-    def _may_bank_points(state: State) -> bool:
-        return state.rules.below_min_may_pass or state.turn.points >= state.minimum()
 
     def expecting(self, state: State) -> Expecting:
         if yahtzee_ready(state):

@@ -237,6 +237,20 @@ def test_b9_below_the_minimum_pass_or_roll_on() -> None:
     assert Bank() not in GAME.legal_actions(strict)
 
 
+def test_b9_a_bank_whose_sole_keep_reaches_the_minimum_is_listed() -> None:
+    """Banking straight after a roll keeps its one legal keep first (C4): with passing off,
+    legal_actions compared the minimum with the points before that keep and left out a
+    bank that apply takes (500 + the 5 = 550, the minimum)."""
+    s = play(new(below_min_may_pass=False, entry_min=550), [R(5, 5, 5, 2, 3), K(5, 5, 5), R(5, 2)])
+    assert Bank() in GAME.legal_actions(s)
+    assert GAME.apply(s, B).boards == (550, 0)
+    short = play(new(below_min_may_pass=False, entry_min=600), [R(5, 5, 5, 2, 3), K(5, 5, 5)])
+    short = GAME.apply(short, R(5, 2))  # 550 < 600: still no bank
+    assert Bank() not in GAME.legal_actions(short)
+    with pytest.raises(IllegalActionError, match="B9"):
+        GAME.apply(short, B)
+
+
 def test_b10_thresholds_are_house_rules() -> None:
     s = play(new(entry_min=300), [R(3, 3, 3, 2, 4), K(3, 3, 3), B])
     assert s.boards == (300, 0)
