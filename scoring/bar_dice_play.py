@@ -381,9 +381,13 @@ def _start_play(state: BarDiceState, first: str, news: list[News]) -> BarDiceSta
     seating = _rotate(state.players, first)
     if len(seating) == 2:
         return _start_sponsor(state, seating[0], seating[1], news)
-    rolls = MAX_ROLLS if state.rules.all_day_elimination else 1
-    rnd = Round("elimination", 1, seating, rolls)
+    rnd = Round("elimination", 1, seating, _elimination_rolls(state.rules))
     return replace(state, phase="elimination", round=rnd, hammer=first, news=tuple(news))
+
+
+def _elimination_rolls(rules: HouseRules) -> int:
+    """Rolls per elimination go: one flop (D-3), or up to three "all day" (D-17, D16)."""
+    return MAX_ROLLS if rules.all_day_elimination else 1
 
 
 def _start_sponsor(state: BarDiceState, hammer: str, other: str, news: list[News]) -> BarDiceState:
@@ -450,7 +454,8 @@ def _out(state: BarDiceState, result: Result, news: list[News]) -> BarDiceState:
         other = next(p for p in still_in if p != hammer)
         return _start_sponsor(state, hammer, other, news)
     news.append(News("hammer", hammer, f"{hammer} is the hammer and brings it back"))
-    new = Round("elimination", rnd.number + 1, _rotate(still_in, hammer), rnd.max_rolls)
+    rolls = _elimination_rolls(state.rules)  # not rnd's: a roll-off that put a player out has 1
+    new = Round("elimination", rnd.number + 1, _rotate(still_in, hammer), rolls)
     return replace(state, round=new, news=tuple(news))
 
 

@@ -323,6 +323,25 @@ def test_all_day_elimination_top_tie_rolloff_fewer_rolls_and_too_lucky() -> None
     assert GAME.expecting(after_bob).text.startswith("Cy: roll 5 dice, up to 2 rolls to beat 54")
 
 
+def test_all_day_elimination_stays_all_day_after_a_rolloff_puts_a_player_out() -> None:
+    """D16: the round after a top-tie roll-off (D6 = off) was built from the roll-off's one
+    roll, so with four players the rest of the elimination became one flop each."""
+    rules = {"all_day_elimination": True, "one_tie_all_tie": "off"}
+    s = GAME.new(players=["Ann", "Bob", "Cy", "Dee"], rules=rules)
+    s = play(s, [Lineup(("Ann", "Bob", "Cy", "Dee"))])
+    s = play(s, [roll(1, 2, 2, 2, 5), Stand(), roll(1, 2, 2, 2, 6), Stand()])  # 42 v 42
+    s = play(s, [roll(2, 3, 4, 5, 6), Stand(), roll(2, 3, 4, 5, 6), Stand()])
+    s = play(s, [roll(1, 6, 6, 6, 2), roll(1, 2, 3, 4, 5)])  # the roll-off: Ann is out
+    assert [x.player for x in s.safe] == ["Ann"]
+    assert s.round is not None
+    assert (s.round.kind, s.round.roster, s.round.max_rolls) == (
+        "elimination",
+        ("Bob", "Cy", "Dee"),
+        3,
+    )
+    assert GAME.expecting(s).text == "Bob: roll 5 dice, up to 3 rolls setting the pace"
+
+
 # -- rules one at a time ----------------------------------------------------------------------
 
 
