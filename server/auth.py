@@ -78,9 +78,13 @@ class LockedOutError(AuthError):
 
 
 def validate_pin(pin: str) -> str:
-    """A PIN is 4-64 printable characters (digits are easiest at a bar)."""
+    """A PIN is 4-64 printable characters (digits are easiest at a bar), with no space at
+    either end: the login page trims what a phone typed and HTTP trims a header's value, so
+    such a PIN could never be given there (only through ``POST /api/login``)."""
     if not isinstance(pin, str) or not MIN_PIN <= len(pin) <= MAX_PIN or not pin.isprintable():
         raise ValueError(f"the PIN must be {MIN_PIN}-{MAX_PIN} printable characters")
+    if pin != pin.strip():
+        raise ValueError("the PIN must not start or end with a space")
     return pin
 
 

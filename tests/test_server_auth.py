@@ -472,6 +472,21 @@ def test_a_too_short_dicepad_pin_is_refused(tmp_path: Path) -> None:
         make_app(tmp_path, pin="12")
 
 
+@pytest.mark.parametrize("pin", ["2468 ", " 2468"])
+def test_a_pin_with_a_space_at_either_end_is_refused(tmp_path: Path, pin: str) -> None:
+    """Such a PIN was taken, and then no phone could log in: the page trims what was typed
+    and HTTP trims the header, so each try was a wrong PIN that counted towards a lock-out."""
+    with pytest.raises(ValueError, match="space"):
+        make_app(tmp_path / "start", pin=pin)  # DICEPAD_PIN
+    app = make_app(tmp_path / "rotate")
+    with pytest.raises(ValueError, match="space"):
+        dicepad(app).auth.change(pin)  # dicepad pin --stdin
+    assert _create(app.test_client(), AUTH).status_code == 201  # the PIN before still holds
+    dicepad(app).auth.change("24 68")  # a space inside can be typed and sent: kept
+    assert _create(app.test_client(), {"X-Dicepad-Pin": "24 68"}).status_code == 201
+    dicepad(app).close()
+
+
 def test_the_session_secret_is_0600_and_survives_restarts(tmp_path: Path) -> None:
     first = make_app(tmp_path)
     client = first.test_client()
