@@ -116,11 +116,17 @@ def parse_new_table(obj: object) -> NewTable:
     if rules is not None:
         if not isinstance(rules, dict):
             raise BodyError("rules must be an object: house-rule name -> value")
+        spelled: dict[str, str] = {}
         for key, value in rules.items():
             if not isinstance(value, bool | int | str) or len(key) > 60:
                 raise BodyError(
                     f"house rule {key[:60]!r}: value must be a number, true/false or a word"
                 )
+            # "target" and "bolo.target" name one rule: the game would keep the last silently
+            short = key.rsplit(".", 1)[-1]
+            if short in spelled:
+                raise BodyError(f"house rule {short!r} is given twice: {spelled[short]!r}, {key!r}")
+            spelled[short] = key
     return NewTable(game, players, teams, rules)
 
 

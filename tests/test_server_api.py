@@ -86,6 +86,10 @@ def test_create_list_and_read_a_table(client: FlaskClient) -> None:
         ({"game": "you-blew-it", "teams": TEAMS, "rules": {"nope": 1}}, "unknown house rule"),
         ({"game": "you-blew-it", "teams": TEAMS, "rules": {"target": "lots"}}, "whole number"),
         ({"game": "you-blew-it", "teams": TEAMS, "rules": {"target": [1]}}, "value must be"),
+        (  # one rule spelled twice: the last one used to win silently
+            {"game": "you-blew-it", "teams": TEAMS, "rules": {"target": 5000, "ybi.target": 3000}},
+            "given twice",
+        ),
         ([1, 2], "JSON object"),
     ],
 )
