@@ -319,6 +319,9 @@ def test_login_lockout_shows_the_wait(client: FlaskClient) -> None:
         client.post("/login", data={"pin": "0000", "csrf": csrf_token(client)})
     r = client.post("/login", data={"pin": PIN, "csrf": csrf_token(client)})
     assert "try again in" in html(r, 429)
+    wait = int(r.headers["Retry-After"])
+    assert 1 <= wait <= 300
+    assert f"try again in {wait} s" in html(r, 429)
 
 
 def test_forms_without_the_csrf_token_are_refused(app: Flask, client: FlaskClient) -> None:

@@ -21,7 +21,7 @@ from scoring import games
 from scoring.errors import IllegalActionError, RulesError
 from server import bodies
 from server.api import SESSION_KEY
-from server.auth import AuthError
+from server.auth import AuthError, LockedOutError
 from server.errors import BodyError
 from server.pages import board, coach, forms, links, wall
 from server.pages.cache import render_cache
@@ -204,7 +204,10 @@ def login_post() -> BaseResponse:
         )
     except AuthError as exc:
         html = render_template("login.html", next=target, error=str(exc))
-        return make_response(html, exc.status)
+        response = make_response(html, exc.status)
+        if isinstance(exc, LockedOutError):  # as the API says it: a client may wait for it
+            response.headers["Retry-After"] = str(exc.retry_after)
+        return response
     auth.end_session(session.get(SESSION_KEY))
     session[SESSION_KEY] = auth.open_session(version)
     session.permanent = True
