@@ -43,6 +43,23 @@ def create_app(config: Config) -> Flask:
     )
     store = Store(config.database_path)
     feed = Feed(max_clients=config.max_feed_clients, queue_size=config.feed_queue_size)
+    try:
+        parts = _parts(config, store, feed)
+    except BaseException:  # a bad PIN, an unloadable table: no connection left open behind
+        feed.close()
+        store.close()
+        raise
+    app.extensions[EXTENSION] = parts
+    errors.init_app(app)
+    app.before_request(_refuse_oversized)
+    app.register_blueprint(api.bp)
+    app.register_blueprint(pad_api.bp)
+    pages.init_app(app)
+    return app
+
+
+def _parts(config: Config, store: Store, feed: Feed) -> Dicepad:
+    """The app's services on an open ``store``: the tables loaded, the PIN set, health told."""
     tables = TableService(
         store,
         feed,
@@ -68,15 +85,7 @@ def create_app(config: Config) -> Flask:
         health.report("camera", True, "no camera (--camera none): manual entry only")
     else:
         health.report("camera", False, f"camera {config.camera!r}: waiting for the pad service")
-    app.extensions[EXTENSION] = Dicepad(
-        config, store, feed, tables, Records(store, config.clock), auth, health
-    )
-    errors.init_app(app)
-    app.before_request(_refuse_oversized)
-    app.register_blueprint(api.bp)
-    app.register_blueprint(pad_api.bp)
-    pages.init_app(app)
-    return app
+    return Dicepad(config, store, feed, tables, Records(store, config.clock), auth, health)
 
 
 def _refuse_oversized() -> None:

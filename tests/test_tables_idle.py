@@ -361,15 +361,16 @@ def test_tables_created_in_the_same_millisecond_put_the_newer_in_play_first(tmp_
     """The pad takes the table in play acted on last; two new tables stamped the same instant
     (a real clock's millisecond) are told apart by which was created later, not by their ids."""
     instant = datetime(2026, 11, 24, 21, 0, tzinfo=UTC)
-    tables = TableService(
-        Store(tmp_path / "dicepad.sqlite3"),
-        Feed(max_clients=4, queue_size=100),
-        clock=lambda: instant,
-        idle_after=IDLE,
-    )
-    made = [tables.create("bolo", players=["Ann", "Bob"])["table"] for _ in range(6)]
-    assert len(set(made)) == 6
-    assert [s["table"] for s in tables.in_play()] == made[::-1]
+    store = Store(tmp_path / "dicepad.sqlite3")
+    try:
+        tables = TableService(
+            store, Feed(max_clients=4, queue_size=100), clock=lambda: instant, idle_after=IDLE
+        )
+        made = [tables.create("bolo", players=["Ann", "Bob"])["table"] for _ in range(6)]
+        assert len(set(made)) == 6
+        assert [s["table"] for s in tables.in_play()] == made[::-1]
+    finally:
+        store.close()
 
 
 def test_games_left_idle_go_to_sleep_when_a_new_game_starts(

@@ -394,8 +394,10 @@ def test_a_rules_upgrade_replays_every_table_and_keeps_only_keep_awake_of_the_fi
 
 
 def test_keep_awake_must_keep_the_table_in_use() -> None:
+    store = Store(":memory:")
     with pytest.raises(ValueError, match="keep_awake"):
-        TableService(Store(":memory:"), Feed(max_clients=1, queue_size=1), clock=_now, keep_awake=0)
+        TableService(store, Feed(max_clients=1, queue_size=1), clock=_now, keep_awake=0)
+    store.close()
 
 
 def _now() -> datetime:
