@@ -90,7 +90,11 @@ class Backoff:
         """Seconds to wait after the ``failures``-th failure in a row (1-based)."""
         if failures <= 0:
             return 0.0
-        return float(min(self.maximum, self.initial * self.factor ** (failures - 1)))
+        try:
+            grown = self.initial * self.factor ** (failures - 1)
+        except OverflowError:  # ~1000 failures in a row: a camera away all night, still capped
+            return float(self.maximum)
+        return float(min(self.maximum, grown))
 
 
 Opener = Callable[[], FrameSource]

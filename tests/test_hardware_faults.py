@@ -422,3 +422,25 @@ def test_a_second_outage_starts_the_back_off_afresh(tmp_path: Path) -> None:
     second = rec.main[3]
     assert second.failures == 1  # not 2: the first outage is over
     assert rec.main[4].since - second.since == pytest.approx(0.5, abs=0.1)
+
+
+def test_a_camera_away_all_night_keeps_its_back_off() -> None:
+    """``factor ** failures`` overflowed a float after ~1024 failures (8.5 h of 30 s retries):
+    every read then raised and the camera was reopened on every loop turn, without back-off."""
+    assert Backoff(0.5, 2.0, 30.0).delay(5000) == 30.0
+    clock = ManualClock()
+    opened: list[float] = []
+
+    def gone() -> FrameSource:
+        opened.append(clock.now())
+        raise CameraUnavailableError("no Raspberry Pi camera 0: Camera(s) not found")
+
+    sup = CameraSupervisor(gone, clock=clock)
+    while len(opened) < 1100:  # a night of attempts (fake time)
+        assert sup.read(30.0) is None
+    start = len(opened)
+    for _ in range(200):  # 100 s more of the pad loop's reads
+        assert sup.read(0.5) is None
+    assert len(opened) - start <= 4  # still one attempt per 30 s
+    assert sup.status.failures >= 1100
+    assert sup.status.retry_at == pytest.approx(opened[-1] + 30.0)
