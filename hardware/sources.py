@@ -18,6 +18,7 @@ reconnect (a fault plan's timeline).
 
 from __future__ import annotations
 
+import math
 import os
 from collections.abc import Mapping
 from dataclasses import dataclass, field
@@ -157,6 +158,8 @@ def _float(spec: SourceSpec, key: str, default: float | None) -> float | None:
         value = float(raw)
     except ValueError:
         raise SpecError(f"{spec.text!r}: {key} must be a number, got {raw!r}") from None
+    if not math.isfinite(value):  # float() takes nan/inf: warmup=inf would warm up for ever
+        raise SpecError(f"{spec.text!r}: {key} must be a finite number, got {raw!r}")
     if value < 0:
         raise SpecError(f"{spec.text!r}: {key} must not be negative")
     return value

@@ -384,6 +384,10 @@ def test_bad_specs_say_what_is_wrong(text: str, match: str) -> None:
         ("demo?markers=5", "10-35 mm"),
         ("demo?markers=45", "10-35 mm"),
         ("opencv:0?markers=30", "unknown option"),
+        # float() accepts these: warmup=inf never finished opening, fps=nan failed every open
+        ("picamera2?warmup=inf", "finite"),
+        ("opencv:0?fps=nan", "finite"),
+        ("demo?fps=-inf", "finite"),
     ],
 )
 def test_bad_option_values_fail_at_start_up(text: str, match: str) -> None:
