@@ -217,10 +217,11 @@ class FaultySource(FrameSource):
     def read(self, timeout: float) -> Frame:
         self._check_open()
         plan = self.plan
-        for fault in plan.due():
+        failed: Fault | None = None
+        for fault in plan.due():  # apply every due fault before raising: due() hands each once
             if fault.kind is FaultKind.RAISE:
-                raise CameraFailedError(f"injected fault {fault}: camera read failed")
-            if fault.kind is FaultKind.VANISH:
+                failed = failed or fault
+            elif fault.kind is FaultKind.VANISH:
                 assert fault.duration_s is not None
                 plan.vanished_until = self._clock.now() + fault.duration_s
                 self._dead = True
@@ -231,6 +232,8 @@ class FaultySource(FrameSource):
                     plan.stall_until = self._clock.now() + fault.duration_s
             else:
                 plan.garbage_left += fault.count
+        if failed is not None:
+            raise CameraFailedError(f"injected fault {failed}: camera read failed")
         if self._dead:
             raise CameraFailedError("camera vanished (injected fault)")
         if self._hung:

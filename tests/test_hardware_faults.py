@@ -19,7 +19,13 @@ from hypothesis import strategies as st
 from hardware.clock import ManualClock, MonotonicClock
 from hardware.faulty import GARBAGE_KINDS, Fault, FaultKind, FaultPlan, FaultySource, parse_faults
 from hardware.files import FilesSource
-from hardware.frames import CameraUnavailableError, Frame, FrameSource, frame_problem
+from hardware.frames import (
+    CameraFailedError,
+    CameraUnavailableError,
+    Frame,
+    FrameSource,
+    frame_problem,
+)
 from hardware.sources import SourceOpener
 from hardware.supervisor import Backoff, CameraState, CameraStatus, CameraSupervisor
 
@@ -111,6 +117,20 @@ def test_garbage_cycles_through_every_kind(tmp_path: Path) -> None:
     assert all(p is not None for p in bad)
     assert "all black" in bad[0]  # type: ignore[operator]
     assert len(set(bad)) == len(GARBAGE_KINDS)
+
+
+def test_faults_due_with_a_raise_are_not_lost(tmp_path: Path) -> None:
+    """A raise due at the same time as other faults used to return before applying them, and
+    ``due()`` had already marked them fired: ``raise@3,garbage@3+2`` gave no garbage."""
+    clock = ManualClock()
+    plan = FaultPlan("raise@3,garbage@3+2,vanish@3+4s", clock=clock)
+    with FaultySource(FilesSource(images(tmp_path), fps=None, clock=clock), plan) as src:
+        for _ in range(3):
+            assert frame_problem(src.read(1.0)) is None
+        with pytest.raises(CameraFailedError, match="raise@3"):
+            src.read(1.0)
+    assert plan.garbage_left == 2
+    assert plan.vanished() == pytest.approx(4.0)
 
 
 # -- the supervisor -----------------------------------------------------------------------------
