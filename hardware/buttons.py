@@ -38,6 +38,8 @@ class ButtonsUnavailableError(RuntimeError):
 
 
 _BCM_PINS = range(28)
+MAX_HOLD_S = 60.0
+MAX_BOUNCE_S = 1.0
 
 
 @dataclass(frozen=True)
@@ -61,10 +63,12 @@ class ButtonConfig:
                 raise ValueError(f"GPIO {pin} is not a BCM pin number (0-27)")
         if len(set(pins)) != len(pins):
             raise ValueError(f"each part needs its own GPIO pin (got {pins})")
-        if not self.undo_hold_s > 0:
-            raise ValueError("undo_hold_s must be positive")
-        if self.bounce_s is not None and not self.bounce_s > 0:
-            raise ValueError("bounce_s must be positive (or None)")
+        # bounded, not just positive: gpiozero waits these out on its threads, and hold=inf
+        # overflowed that wait and killed the undo button's thread
+        if not 0 < self.undo_hold_s <= MAX_HOLD_S:
+            raise ValueError(f"undo_hold_s must be positive, at most {MAX_HOLD_S:g} s")
+        if self.bounce_s is not None and not 0 < self.bounce_s <= MAX_BOUNCE_S:
+            raise ValueError(f"bounce_s must be positive, at most {MAX_BOUNCE_S:g} s (or None)")
 
     @property
     def enabled(self) -> bool:

@@ -163,6 +163,9 @@ def test_config_parsing() -> None:
         ("bank", "key=value"),
         ("colour=red", "unknown key"),
         ("hold=0", "positive"),
+        ("hold=inf", "at most 60"),  # killed gpiozero's hold thread (OverflowError)
+        ("hold=nan", "positive"),
+        ("bounce=inf", "at most 1"),
         ("active=sideways", "low or high"),
         ("bank=seventeen", "bad button setting"),
     ],
