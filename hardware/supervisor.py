@@ -279,6 +279,7 @@ class CameraSupervisor(Closing):
             self._source = source
         self._last_good = self._clock.now()  # the stall clock starts when the source is open
         self._bad_frames = 0
+        self._last_problem = None  # the old source's garbage must not explain this one's silence
         log.info("camera opened: %s", source.describe())
         if self._status.state is CameraState.MANUAL or self._status.state is CameraState.STARTING:
             self._set(

@@ -339,6 +339,25 @@ def test_a_backend_raising_a_non_camera_error_is_a_fault_not_a_crash() -> None:
     assert "bug in a driver" in sup.status.message
 
 
+def test_a_silent_camera_after_a_garbage_one_is_reported_as_silent(tmp_path: Path) -> None:
+    """The stall message used the previous source's last bad frame: a reopened camera that sent
+    nothing at all was reported as sending only unusable frames."""
+    clock = ManualClock()
+    folder = images(tmp_path)
+    plans = iter(["garbage@0+1000", "stall@0"])  # black frames, then (reopened) none at all
+
+    def opener() -> FrameSource:
+        plan = FaultPlan(next(plans, "stall@0"), clock=clock)
+        return FaultySource(FilesSource(folder, fps=30, clock=clock), plan)
+
+    rec = Recorder()
+    sup = CameraSupervisor(opener, clock=clock, garbage_limit=20, on_status=rec)
+    pump(sup, 7.0, clock)
+    failures = [s.message for s in rec.main]
+    assert "20 unusable frames in a row" in failures[0]
+    assert "no camera (no frames for 5 s)" in failures[1]
+
+
 def test_backoff_delays() -> None:
     b = Backoff(0.5, 2.0, 30.0)
     assert [b.delay(n) for n in range(9)] == [0, 0.5, 1, 2, 4, 8, 16, 30, 30]
