@@ -1,8 +1,9 @@
 """Record frames to a folder so an evening can be re-run later with ``files:DIR``.
 
 Frames are written as numbered JPEGs (``000000.jpg``, ``000001.jpg`` …, which the files source
-replays in order). Recording is a side job: when the disk fills or the folder disappears it
-logs once and stops, and the camera carries on.
+replays in order); a recorder opened on a folder that already holds some (a restart after a power
+cut) numbers on after them instead of overwriting them. Recording is a side job: when the disk
+fills or the folder disappears it logs once and stops, and the camera carries on.
 """
 
 from __future__ import annotations
@@ -41,6 +42,7 @@ class FrameRecorder(Closing):
         self._params = [cv2.IMWRITE_JPEG_QUALITY, quality]
         self._seen = 0
         self.written = 0
+        self._next = _next_number(self.folder)
         self.stopped: str | None = None
         """Why recording stopped (None while it runs)."""
 
@@ -55,7 +57,7 @@ class FrameRecorder(Closing):
         if self.max_frames is not None and self.written >= self.max_frames:
             self._stop(f"reached {self.max_frames} frames")
             return False
-        path = self.folder / f"{self.written:06d}.jpg"
+        path = self.folder / f"{self._next:06d}.jpg"
         try:
             ok, data = cv2.imencode(".jpg", frame.image, self._params)
             if not ok:
@@ -65,6 +67,7 @@ class FrameRecorder(Closing):
             self._stop(f"cannot write {path}: {exc}")
             return False
         self.written += 1
+        self._next += 1
         return True
 
     def _stop(self, reason: str) -> None:
@@ -74,3 +77,9 @@ class FrameRecorder(Closing):
     def close(self) -> None:
         if self.stopped is None:
             self.stopped = "closed"
+
+
+def _next_number(folder: Path) -> int:
+    """One past the highest ``NNNNNN.jpg`` already in ``folder`` (0 when there is none)."""
+    numbers = [int(p.stem) for p in folder.glob("*.jpg") if p.stem.isdigit()]
+    return max(numbers, default=-1) + 1

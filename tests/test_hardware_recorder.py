@@ -8,7 +8,8 @@ import numpy as np
 import pytest
 
 from hardware.clock import ManualClock
-from hardware.files import FilesSource
+from hardware.files import FilesSource, decode_image, list_images
+from hardware.frames import Frame, make_frame
 from hardware.recorder import FrameRecorder
 from hardware.sources import open_source
 
@@ -53,3 +54,20 @@ def test_bad_recorder_settings() -> None:
         FrameRecorder("/tmp/x", every=0)
     with pytest.raises(ValueError, match="quality"):
         FrameRecorder("/tmp/x", quality=101)
+
+
+def test_a_restarted_recording_adds_to_the_folder_instead_of_overwriting(tmp_path: Path) -> None:
+    """Numbering restarted at 000000.jpg, so a recorder reopened after a restart overwrote the
+    evening so far and the replay mixed the two."""
+    folder = tmp_path / "evening"
+
+    def frame(value: int, i: int) -> Frame:
+        return make_frame(np.full((48, 64, 3), value, np.uint8), timestamp=float(i), seq=i)
+
+    with FrameRecorder(folder) as rec:
+        assert all(rec.write(frame(50, i)) for i in range(3))
+    with FrameRecorder(folder) as rec:  # the service restarted
+        assert all(rec.write(frame(200, i)) for i in range(2))
+    assert [p.name for p in list_images(folder)] == [f"{i:06d}.jpg" for i in range(5)]
+    means = [round(float(decode_image(p).mean()), -1) for p in list_images(folder)]
+    assert means == [50, 50, 50, 200, 200]
