@@ -167,8 +167,8 @@ class Buttons(Closing):
                     self.undo.when_held = lambda: self._emit(ButtonEvent.UNDO)
                 if config.led_pin is not None:
                     self.led = self._add(gpiozero.LED(config.led_pin, pin_factory=pin_factory))
-        except (gpiozero.GPIOZeroError, OSError, RuntimeError) as exc:
-            self.close()
+        except Exception as exc:  # pin drivers raise their own types: lgpio's "GPIO busy"
+            self.close()  # (another process holds the line) is a bare Exception subclass
             raise ButtonsUnavailableError(f"GPIO not usable: {exc}") from exc
 
     def _add(self, device: Any) -> Any:

@@ -7,9 +7,10 @@ import sys
 import threading
 import time
 from collections.abc import Iterator
+from typing import Any
 
 import pytest
-from gpiozero.pins.mock import MockFactory
+from gpiozero.pins.mock import MockFactory, MockPin
 
 from hardware.buttons import ButtonConfig, ButtonEvent, Buttons, open_buttons
 
@@ -117,6 +118,33 @@ def test_a_busy_pin_means_no_buttons(
         caplog.set_level(logging.WARNING)
         assert open_buttons(CONFIG, Events(), pin_factory=factory) is None
     assert "physical buttons disabled" in caplog.text
+
+
+class _DriverError(Exception):
+    """Like ``lgpio.error``: what the Pi's pin driver raises, a bare Exception subclass."""
+
+
+class _HeldByAnotherProcess(MockPin):
+    """GPIO27 is claimed by another process: lgpio raises ``error('GPIO busy')``."""
+
+    def __init__(self, factory: MockFactory, info: Any) -> None:
+        if info.name == "GPIO27":
+            raise _DriverError("'GPIO busy'")
+        super().__init__(factory, info)
+
+
+def test_a_pin_held_by_another_process_means_no_buttons(caplog: pytest.LogCaptureFixture) -> None:
+    """Only gpiozero's, OS and runtime errors were caught: lgpio's "GPIO busy" escaped
+    open_buttons (the pad service, and the server, failed to start) and left GPIO17 claimed."""
+    factory = MockFactory(pin_class=_HeldByAnotherProcess)
+    try:
+        caplog.set_level(logging.WARNING)
+        assert open_buttons(CONFIG, Events(), pin_factory=factory) is None
+        assert "GPIO busy" in caplog.text
+        with Buttons(ButtonConfig(bank_pin=17, undo_pin=None), Events(), pin_factory=factory):
+            pass  # GPIO17 was released
+    finally:
+        factory.close()
 
 
 def test_without_gpio_hardware_the_app_runs_on(caplog: pytest.LogCaptureFixture) -> None:
