@@ -631,10 +631,11 @@ class PadService:
         from vision.pipsize import learned_side
 
         side = learned_side(self._flat_samples)
+        source = self.supervisor.source  # once: the camera thread may drop it between two reads
         return {
             "running": self.running,
             "camera": self._camera.to_json(),
-            "source": None if self.supervisor.source is None else self.supervisor.source.describe(),
+            "source": None if source is None else source.describe(),
             "assigned": self._assigned,
             "table": self.table_on_pad(),
             "frames": self._frames,
