@@ -131,7 +131,8 @@ class Buttons(Closing):
             import gpiozero
         except ImportError as exc:
             raise ButtonsUnavailableError(
-                "gpiozero is not installed (pip install 'dicepad[pi]')"
+                "gpiozero is not installed (in a checkout: .venv/bin/pip install -e '.[pi]';"
+                " systemd/install.sh installs it on a Pi)"
             ) from exc
         self.config = config
         self._on_event = on_event

@@ -43,7 +43,8 @@ warn() { printf 'install.sh: warning: %s\n' "$*" >&2; }
 die() { printf 'install.sh: %s\n' "$*" >&2; exit 1; }
 
 copy_source() {  # the checkout without VCS, venvs, caches and build leftovers, into $source_copy
-  local excludes=(--exclude=./.git --exclude=./.venv --exclude=./build --exclude=./dist
+  local excludes=(--exclude=./.git --exclude=./.venv --exclude=./.venv-bookworm --exclude=./.trixie
+    --exclude=./.trixie.log --exclude=./build --exclude=./dist
     --exclude=./artifacts --exclude='*.egg-info' --exclude=__pycache__ --exclude=./.mypy_cache
     --exclude=./.pytest_cache --exclude=./.ruff_cache --exclude=./.hypothesis)
   run rm -rf "$source_copy"

@@ -244,8 +244,9 @@ def test_forced_dry_run_prints_the_full_plan_and_changes_nothing(pi: FakePi) -> 
     assert "    opencv-python-headless<4.12" in result.stdout.splitlines()
     assert "scoreboard's URL" in result.stdout
     (copy,) = [line for line in plan if line.startswith(f"tar -C {REPO} ")]
-    for leftover in (".git", ".venv", "build"):
-        assert f"--exclude=./{leftover} " in copy  # pip must not package a stale build/
+    # pip must not package a stale build/; the test venvs and root are not the program
+    for leftover in (".git", ".venv", "build", ".venv-bookworm", ".trixie", ".trixie.log"):
+        assert f"--exclude=./{leftover} " in copy
     assert copy.endswith(f"-cf - . | tar -C {opt}/src --no-same-owner -xf -")
     assert positions[6] < plan.index(copy) < positions[7]
     assert not any("groupadd" in line or "uninstall" in line for line in plan)
