@@ -80,11 +80,17 @@ class CameraStatus:
 
 @dataclass(frozen=True)
 class Backoff:
-    """Reconnect delays: ``initial``, then ×``factor`` per failure, capped at ``maximum``."""
+    """Reconnect delays: ``initial``, then ×``factor`` per failure, capped at ``maximum``.
+
+    A camera that comes back counts as back only once it has stayed live ``stable`` seconds:
+    a failure before that goes on with the back-off where it was. Without it a flapping camera
+    (a loose cable: one good frame, then an error) was retried every ``initial`` seconds, with
+    a warning each time, all night."""
 
     initial: float = 0.5
     factor: float = 2.0
     maximum: float = 30.0
+    stable: float = 60.0
 
     def delay(self, failures: int) -> float:
         """Seconds to wait after the ``failures``-th failure in a row (1-based)."""
@@ -135,6 +141,7 @@ class CameraSupervisor(Closing):
         self._failures = 0
         self._retry_at = clock.now()
         self._last_good = clock.now()
+        self._live_since: float | None = None  # when the camera last came live (None: not live)
         self._bad_frames = 0
         self._last_problem: str | None = None
         self._ever_live = False
@@ -250,7 +257,7 @@ class CameraSupervisor(Closing):
         self._last_problem = None
         if self._status.state is not CameraState.LIVE:
             self._ever_live = True
-            self._failures = 0
+            self._live_since = self._last_good
             self._set(CameraState.LIVE, f"camera ready: {source.describe()}")
         frame = dataclasses.replace(frame, seq=self._seq)
         self._seq += 1
@@ -288,6 +295,9 @@ class CameraSupervisor(Closing):
 
     def _fail(self, reason: str, source: FrameSource) -> None:
         self._drop_source(source)
+        live_since, self._live_since = self._live_since, None
+        if live_since is not None and self._clock.now() - live_since >= self.backoff.stable:
+            self._failures = 0  # the last outage is long over: this one starts afresh
         self._failures += 1
         self._schedule(reason)
 

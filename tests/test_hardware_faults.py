@@ -444,12 +444,14 @@ def test_backoff_grows_and_is_capped(initial: float, factor: float, maximum: flo
     assert delays[0] == pytest.approx(min(initial, maximum))
 
 
-# H4 -- supervisor.py: back-off starts again from its first step after the camera came back
+# H4 -- supervisor.py: back-off starts again from its first step once the camera has stayed
+# back (Backoff.stable); a camera that fails again before that goes on where it was
 
 
-def test_a_second_outage_starts_the_back_off_afresh(tmp_path: Path) -> None:
+def test_a_second_outage_after_a_stable_spell_starts_the_back_off_afresh(tmp_path: Path) -> None:
     clock = ManualClock()
-    sup, rec, _ = supervise(tmp_path, "raise@10,raise@100", clock)
+    backoff = Backoff(0.5, 2.0, 30.0, stable=2.0)
+    sup, rec, _ = supervise(tmp_path, "raise@10,raise@100", clock, backoff=backoff)
     pump(sup, 6.0, clock)
     assert rec.states == [
         CameraState.LIVE,
@@ -458,9 +460,30 @@ def test_a_second_outage_starts_the_back_off_afresh(tmp_path: Path) -> None:
         CameraState.OFFLINE,
         CameraState.LIVE,
     ]
-    second = rec.main[3]
-    assert second.failures == 1  # not 2: the first outage is over
+    back, second = rec.main[2], rec.main[3]
+    assert second.since - back.since > backoff.stable  # live ~3 s: the first outage is over
+    assert second.failures == 1
     assert rec.main[4].since - second.since == pytest.approx(0.5, abs=0.1)
+
+
+def test_a_flapping_camera_keeps_backing_off(tmp_path: Path) -> None:
+    """A loose cable: the camera comes back for a moment and fails again. Each failure used to
+    start the back-off afresh, so it was retried every 0.5 s, with a warning each time."""
+    clock = ManualClock()
+    sup, rec, _ = supervise(tmp_path, "raise@10,raise@100", clock)  # stable: 60 s
+    pump(sup, 6.0, clock)
+    assert rec.states[:4] == [
+        CameraState.LIVE,
+        CameraState.OFFLINE,
+        CameraState.LIVE,
+        CameraState.OFFLINE,
+    ]
+    first, second = rec.main[1], rec.main[3]
+    assert (first.failures, second.failures) == (1, 2)
+    assert first.retry_at is not None
+    assert second.retry_at is not None
+    assert first.retry_at - first.since == pytest.approx(0.5)
+    assert second.retry_at - second.since == pytest.approx(1.0)
 
 
 def test_a_camera_away_all_night_keeps_its_back_off() -> None:
