@@ -9,6 +9,7 @@ so the re-roll paths show too. Everything is seeded: the same seed gives the sam
 
 from __future__ import annotations
 
+import logging
 from collections.abc import Callable
 from dataclasses import replace
 
@@ -18,6 +19,8 @@ from hardware.clock import REAL_CLOCK, Clock
 from hardware.frames import Frame, FrameSource, make_frame
 from hardware.pacing import Pacer
 from vision import synth
+
+log = logging.getLogger(__name__)
 
 
 class DemoSource(FrameSource):
@@ -130,12 +133,24 @@ class DemoSource(FrameSource):
                 return moved
         return die
 
+    def _want(self) -> int | None:
+        """How many dice the next throw should have, by :attr:`wanted` (None: as many as are
+        left). A failing callback (a table ended while it looked) is only a missed hint: the
+        camera must not fail with it, which would start the evening over."""
+        if self.wanted is None:
+            return None
+        try:
+            return self.wanted()
+        except Exception:
+            log.warning("demo camera: the dice wanted could not be asked", exc_info=True)
+            return None
+
     def read(self, timeout: float) -> Frame:
         self._check_open()
         stamp = self._pacer.wait(timeout)
         if self._index >= len(self._throw):
             before = self._throw.remaining
-            want = self.wanted() if self.wanted is not None else None
+            want = self._want()
             n = None
             if want is not None and want != len(before) and 1 <= want <= 10:
                 before, n = before[:want], want  # extra dice are taken off, missing ones brought

@@ -28,6 +28,7 @@ from hardware.camera_settings import (
     save_settings,
 )
 from hardware.clock import REAL_CLOCK, Clock, ManualClock
+from hardware.demo import DemoSource
 from hardware.faulty import FaultPlan, FaultySource
 from hardware.files import FilesSource, natural_key
 from hardware.frames import (
@@ -522,3 +523,26 @@ def test_opencv_grabber_hands_out_only_the_newest_frame_and_notices_the_end(tmp_
     assert len(got) < 40  # stale frames were dropped, not queued
     assert [f.seq for f in got] == list(range(len(got)))
     assert src.closed
+
+
+def test_a_failing_dice_wanted_hint_does_not_fail_the_demo_camera(
+    tmp_path: Path, caplog: pytest.LogCaptureFixture
+) -> None:
+    """The pad service tells the demo camera how many dice the table waits for; when asking
+    fails (the table ended meanwhile) the camera throws what it has, and goes on: failing the
+    read made the supervisor reopen it, starting the demo evening over."""
+    src, _ = _demo(tmp_path)
+    assert isinstance(src, DemoSource)
+    asked: list[int] = []
+
+    def wanted() -> int | None:
+        asked.append(1)
+        raise LookupError("no table 'abc234'")
+
+    src.wanted = wanted
+    with src:
+        for _ in range(400):  # several throws
+            src.read(1.0)
+    assert src.throws >= 2
+    assert len(asked) == src.throws - 1  # asked at every new throw after the first
+    assert "the dice wanted could not be asked" in caplog.text
