@@ -271,14 +271,11 @@ def endgame(
     goal = policy.spec.goal
     if need > goal or need <= 0:
         return {}
-    shifted = replace(turn, turn_points=min(goal - need + turn.turn_points, goal))
+    # Points come in 50s, so needing 1001 is needing 1050 (and the grid holds only 50s).
+    steps = -(-need // STEP) * STEP
+    shifted = replace(turn, turn_points=min(goal - steps + turn.turn_points, goal))
     h = turn_hint(policy, shifted)
-    if h["advice"] == "keep":
-        p = h["keeps"][0]["value"]
-    elif h["bank_value"] is not None:
-        p = max(h["bank_value"], h["roll_value"])
-    else:
-        p = h["roll_value"]
+    p = _exact_value(policy, shifted)
     info = {
         "need": need,
         "p_finish": round(p, 4),
@@ -297,6 +294,18 @@ def endgame(
     elif ep["advice"] != "none" and need <= ENDGAME_TEXT:
         out["text"] = f"{ep['text']} To finish this turn ({need} more): {100 * p:.1f} %."
     return out
+
+
+def _exact_value(policy: Policy, turn: TurnState) -> float:
+    """The policy's value of ``turn`` unrounded: :func:`turn_hint` rounds values to 0.1 for
+    points, which would turn a probability of 17.8 % into 20 % and 0.6 % into 0."""
+    risk = turn.teammates + turn.turn_points
+    if turn.phase == "keep":
+        ranked = policy.keep_values(turn.roll, risk)
+        return ranked[0][1] - turn.teammates if ranked else 0.0
+    if turn.phase == "decide":
+        return policy.value(risk, turn.dice, turn.may_stop, turn.clause) - turn.teammates
+    return policy.roll_value(risk, turn.dice, turn.clause) - turn.teammates
 
 
 def _name(state: you_blew_it.State | bolo.State) -> str:

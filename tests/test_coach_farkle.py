@@ -25,7 +25,13 @@ from scoring.coach_farkle import (
     successor,
 )
 from scoring.coach_farkle_cache import load, path_for, save, warm
-from scoring.coach_farkle_hint import TurnState, spec_for, standard_specs, turn_hint
+from scoring.coach_farkle_hint import (
+    TurnState,
+    finish_spec,
+    spec_for,
+    standard_specs,
+    turn_hint,
+)
 from scoring.farkle import ComboTable, keeps, score_roll
 
 YBI = you_blew_it.table()
@@ -369,3 +375,27 @@ def test_bolo_endgame_banks_the_win_where_expected_points_would_roll() -> None:
     assert turn_hint(on, TurnState("decide", 600, 4, may_stop=True))["advice"] == "roll"
     with_final_round = replace(s, rules=replace(s.rules, final_round=True))
     assert hint("bolo", with_final_round)["advice"] == "roll"  # others still get a turn
+
+
+def test_bolo_endgame_chance_is_not_rounded_like_points() -> None:
+    # 1000 to win from 9000: 17.8 % (a Monte Carlo of 20 000 engine turns gave 17.8 +- 0.5 %),
+    # not the 20.0 % of a probability rounded to 0.1 like a points value.
+    finish = solve(finish_spec(bolo.HouseRules()))
+    s = bolo.GAME.new(players=["Ann", "Bob"])
+    s = replace(s, boards=(9000, 0), on_board=(True, False))
+    h = hint("bolo", s)
+    assert h["endgame"]["p_finish"] == round(finish.roll_value(10000 - 1000, 5), 4)
+    assert h["endgame"]["p_finish"] == pytest.approx(0.1784, abs=1e-4)
+    assert "17.8 %" in h["text"]
+    s = replace(s, boards=(7000, 0))  # 3000 to win: 0.6 %, not 0.0 %
+    assert hint("bolo", s)["endgame"]["p_finish"] == pytest.approx(0.006, abs=5e-4)
+
+
+def test_bolo_endgame_with_a_minimum_off_the_50_point_grid() -> None:
+    # B10 minimums are "any numbers": needing 1001 is needing 1050 (points come in 50s).
+    s = bolo.GAME.new(players=["Ann", "Bob"], rules={"bolo.take_min_9000": 1001})
+    s = replace(s, boards=(9100, 0), on_board=(True, False))
+    h = hint("bolo", s)
+    finish = solve(finish_spec(s.rules))
+    assert h["endgame"]["need"] == 1001
+    assert h["endgame"]["p_finish"] == round(finish.roll_value(10000 - 1050, 5), 4)
