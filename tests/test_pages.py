@@ -184,6 +184,16 @@ def test_finished_games_are_listed_after_the_ones_in_play(app: Flask, client: Fl
     assert page.index(f'href="/t/{playing}"') < page.index("Finished") < page.index(ended)
 
 
+@pytest.mark.parametrize("game", list(SCRIPTS))
+def test_a_game_ended_by_the_scorekeeper_names_no_winner(client: FlaskClient, game: str) -> None:
+    table = new_table(client, game, **SCRIPTS[game][0])
+    act(client, table, {"type": "end"})
+    page = html(client.get(f"/t/{table}"))
+    assert "Game ended" in page
+    assert "ended by the scorekeeper" in page
+    assert "Winner" not in page  # not "Winners: " and an empty list
+
+
 def test_an_unknown_table_is_a_friendly_404_page(client: FlaskClient) -> None:
     for path in ("/t/nosuch", "/t/nosuch/board", "/t/nosuch/kiosk"):
         r = client.get(path)
