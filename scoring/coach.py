@@ -27,6 +27,7 @@ from typing import Any
 
 from scoring import bar_dice, bolo, gords, you_blew_it
 from scoring.actions import Bid
+from scoring.bar_dice_play import rank, roll_limit
 from scoring.bar_dice_state import BarDiceState, Go
 from scoring.coach_bar_dice import go_hint
 from scoring.coach_farkle import solve
@@ -108,16 +109,21 @@ def bar_dice_hint(state: BarDiceState) -> dict[str, Any]:
     if state.rethrow is not None:
         return {**none, "player": player, "advice": "reroll", "text": "Re-roll the cocked dice."}
     go = rnd.go or Go(player)
-    limit = rnd.max_rolls if rnd.max_rolls == 1 or not rnd.results else rnd.results[0].rolls
-    counting = [r.value for r in rnd.results if r.value is not None]
+    limit = roll_limit(rnd)
+    counting = [r for r in rnd.results if r.value is not None]
     pace_rolls = None
-    if rnd.max_rolls > 1:  # sponsor turn or roll-off: win against the pace
+    versus = "win the turn against"
+    if rnd.kind == "sponsor":  # the opponent plays against the hammer's pace
         target = rnd.results[0].value if rnd.results else None
         beat_nothing = bool(rnd.results) and target is None
         pace_rolls = rnd.results[0].rolls if rnd.results else None
-    else:  # a flop: get out by topping the best so far
-        target = max(counting) + 1 if counting else None
-        beat_nothing = not counting
+    elif counting:  # elimination or roll-off: top the best hand so far, not the first one
+        best = max(counting, key=lambda r: rank(r, state.rules))
+        target, beat_nothing, pace_rolls = best.value, False, best.rolls
+        versus = "win the roll-off against" if rnd.kind == "rolloff" else "top"
+    else:  # nothing counts yet: any counting hand (the first all-day go sets a pace)
+        target = None
+        beat_nothing = bool(rnd.results) or rnd.max_rolls == 1
     out = go_hint(
         rolls_left=max(limit - go.rolls, 0),
         farmed=go.farmed,
@@ -125,6 +131,8 @@ def bar_dice_hint(state: BarDiceState) -> dict[str, Any]:
         target=target,
         beat_nothing=beat_nothing,
         pace_rolls=pace_rolls,
+        limit=limit,
+        versus=versus,
         rules=state.rules,
     )
     out["player"] = player

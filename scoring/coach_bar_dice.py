@@ -32,12 +32,15 @@ Dice = tuple[int, ...]
 @dataclass(frozen=True)
 class Goal:
     """What a go plays for: ``kind`` ``at_least`` (with ``value``), ``beat_pace`` (the pace
-    ``value`` in ``rolls``; -1 = "nothing") or ``mean``."""
+    ``value`` in ``rolls``; -1 = "nothing") or ``mean``. ``spare``: throws this go may take
+    beyond ``rolls`` (an all-day elimination go is limited by the first go, not by the best
+    hand it must top), so standing with more than ``spare`` left is "in fewer rolls"."""
 
     kind: str
     value: int = 0
     rolls: int = 0
     fewer_rolls_wins_tie: bool = True
+    spare: int = 0
 
     def utility(self, value: int | None, rolls_left: int = 0) -> float:
         """Utility of standing on ``value`` with ``rolls_left`` throws unused."""
@@ -48,17 +51,21 @@ class Goal:
             return 1.0 if value is not None and mine >= self.value else 0.0
         if mine != self.value:
             return 1.0 if mine > self.value else 0.0
-        fewer = self.rolls - rolls_left < self.rolls
-        return 1.0 if fewer and value is not None and self.fewer_rolls_wins_tie else 0.5
+        if value is None or not self.fewer_rolls_wins_tie or rolls_left == self.spare:
+            return 0.5  # the same hand in as many rolls (or nothing v nothing): a roll-off
+        return 1.0 if rolls_left > self.spare else 0.0  # D8: fewer rolls win, more lose
 
 
 def at_least(value: int) -> Goal:
     return Goal("at_least", value)
 
 
-def beat_pace(value: int | None, rolls: int, *, fewer_rolls_wins_tie: bool = True) -> Goal:
-    """Win the turn against the hammer's ``value`` (``None``: nothing) in ``rolls`` rolls."""
-    return Goal("beat_pace", -1 if value is None else value, rolls, fewer_rolls_wins_tie)
+def beat_pace(
+    value: int | None, rolls: int, *, fewer_rolls_wins_tie: bool = True, spare: int = 0
+) -> Goal:
+    """Win the turn against the hammer's ``value`` (``None``: nothing) in ``rolls`` rolls
+    (``spare``: see :class:`Goal`)."""
+    return Goal("beat_pace", -1 if value is None else value, rolls, fewer_rolls_wins_tie, spare)
 
 
 MEAN = Goal("mean")
@@ -212,6 +219,8 @@ def go_hint(
     target: int | None = None,
     beat_nothing: bool = False,
     pace_rolls: int | None = None,
+    limit: int | None = None,
+    versus: str = "win the turn against",
     rules: HouseRules | None = None,
 ) -> dict[str, Any]:
     """The hint for a go. ``roll``: the throw on the pad (empty before the first throw);
@@ -220,7 +229,8 @@ def go_hint(
     With a pace (``target``, or ``beat_nothing`` when the pace is "nothing") it reports
     ``p_goal`` (beat or tie) and ``p_beat``; with ``pace_rolls`` (the hammer's rolls) also
     ``p_win`` and the advice plays for it, otherwise for ``p_goal``. With no pace the advice
-    plays for the best mean hand (``mean_hand``)."""
+    plays for the best mean hand (``mean_hand``). ``limit``: the rolls this go may take when
+    that is not ``pace_rolls`` (all-day elimination); ``versus`` words the ``p_win`` text."""
     f, rl = _sorted(farmed), _sorted(roll)
     _check(f, rl, rolls_left)
     if not rl and len(f) < DICE and rolls_left == 0:
@@ -230,7 +240,10 @@ def go_hint(
     paced = target is not None or beat_nothing
     if paced and pace_rolls is not None:
         pace = None if beat_nothing else target
-        goal = beat_pace(pace, pace_rolls, fewer_rolls_wins_tie=rules.fewer_rolls_wins_tie)
+        spare = 0 if limit is None else max(limit - pace_rolls, 0)
+        goal = beat_pace(
+            pace, pace_rolls, fewer_rolls_wins_tie=rules.fewer_rolls_wins_tie, spare=spare
+        )
     elif paced:
         goal = at_least(0 if beat_nothing or target is None else target)
     else:
@@ -280,7 +293,7 @@ def go_hint(
         out["p_win"] = round(chance, 4)
         against = "nothing" if beat_nothing else value_words(target)
         out["text"] = (
-            f"{text}: {100 * chance:.1f} % to win the turn against {against} in {pace_rolls} "
+            f"{text}: {100 * chance:.1f} % to {versus} {against} in {pace_rolls} "
             f"({100 * out['p_goal']:.1f} % {aim})."
         )
     else:

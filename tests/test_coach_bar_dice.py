@@ -132,3 +132,39 @@ def test_the_opponent_in_a_sponsor_turn_plays_to_win() -> None:
         (p_reach(45, rolls_left=1) + (p_reach(44, rolls_left=1) - p_reach(45, rolls_left=1)) / 2),
         abs=1e-4,
     )
+
+
+def elimination(rules: dict[str, object] | None = None) -> BarDiceState:
+    s = GAME.new(players=["Ann", "Bob", "Cy"], rules=rules or {})
+    return GAME.apply(s, Lineup(("Ann", "Bob", "Cy")))
+
+
+def test_all_day_elimination_tops_the_best_hand_not_the_first() -> None:
+    s = elimination({"bardice.all_day_elimination": True})
+    for throw in ((2, 3, 4, 6, 6), (2, 3, 4, 6, 6), (1, 2, 3, 4, 6)):
+        s = GAME.apply(s, Roll(throw))
+    s = GAME.apply(s, Stand())  # Ann: 26 in three (Cy may take three rolls too)
+    s = GAME.apply(s, Roll((1, 4, 4, 4, 2)))
+    s = GAME.apply(s, Stand())  # Bob: 44 in one
+    h = hint("bar-dice", s)
+    assert (h["target"], h["pace_rolls"], h["rolls_left"]) == (44, 1, 3)
+    assert h["p_goal"] == pytest.approx(p_reach(44, rolls_left=3), abs=1e-4)
+    # 44 in two loses to 44 in one (D8): stand is worth nothing; 1 4 4 4 + a 4 or an ace wins.
+    s = GAME.apply(s, Roll((2, 3, 4, 6, 6)))
+    s = GAME.apply(s, Roll((1, 4, 4, 4, 2)))
+    h = hint("bar-dice", s)
+    stand = next(c for c in h["choices"] if c["stand"])
+    assert stand["value"] == 0.0
+    assert (h["advice"], h["farm"]) == ("farm", [1, 4, 4, 4])
+    assert h["p_win"] == pytest.approx(1 / 3, abs=1e-4)
+    assert beat_pace(44, 1, spare=2).utility(44, rolls_left=2) == 0.5  # 44 in one each
+
+
+def test_an_elimination_flop_after_the_top_hand() -> None:
+    # Five aces (56) flopped first: the next flop can only tie (a reset), never top it.
+    h = hint("bar-dice", GAME.apply(elimination(), Roll((1, 1, 1, 1, 1))))
+    assert h["target"] == 56
+    assert h["p_beat"] == 0.0
+    assert h["p_goal"] == pytest.approx(31 / FLOPS, abs=1e-4)
+    assert h["p_win"] == pytest.approx(31 / FLOPS / 2, abs=1e-4)
+    assert "fifty six" in h["text"]
