@@ -20,6 +20,7 @@ from scoring.coach_farkle import (
     FarkleSpec,
     Policy,
     dice_text,
+    multisets,
     p_blow,
     solve,
 )
@@ -255,9 +256,34 @@ def state_hint(state: you_blew_it.State | bolo.State) -> dict[str, Any]:
         out["advice"] = "reroll"
         out["reroll"] = list(turn.roll)
         out["text"] = f"Yahtzee clause: re-roll {dice_text(turn.roll)}. {out['text']}"
-    if turn.phase == "reroll":
+    if turn.phase == "reroll" and turn.roll:
+        pb, value = reroll_odds(policy, turn.roll, turn.rerolling, w + turn.points)
+        out.update(p_blow=round(pb, 4), roll_value=round(value - w, 1))
+        out.pop("endgame", None)  # solved for a fresh throw of every die, not this one
+        out["text"] = (
+            f"Re-roll {n_dice(turn.rerolling)} (with {dice_text(turn.roll)} standing): "
+            f"{_pct(pb)} to blow it; the turn is worth {value - w:.0f} on average."
+        )
+    elif turn.phase == "reroll":
         out["text"] = f"Re-roll the cocked or sloppy dice first. {out['text']}"
     return out
+
+
+def reroll_odds(
+    policy: Policy, standing: Sequence[int], rerolling: int, at_risk: int
+) -> tuple[float, float]:
+    """P(blow) and the value of re-rolling ``rerolling`` cocked or sloppy dice while
+    ``standing`` stay on the pad: the roll is scored whole, so its odds are not those of a
+    fresh throw of every die (1 1 1 1 standing cannot blow)."""
+    blow = value = 0.0
+    for dice, ways in multisets(rerolling):
+        p = ways / 6**rerolling
+        ranked = policy.keep_values((*standing, *dice), at_risk)
+        if ranked:
+            value += p * ranked[0][1]
+        else:
+            blow += p
+    return blow, value
 
 
 def endgame(

@@ -399,3 +399,22 @@ def test_bolo_endgame_with_a_minimum_off_the_50_point_grid() -> None:
     finish = solve(finish_spec(s.rules))
     assert h["endgame"]["need"] == 1001
     assert h["endgame"]["p_finish"] == round(finish.roll_value(10000 - 1050, 5), 4)
+
+
+def test_a_sloppy_reroll_is_coached_with_the_dice_left_standing() -> None:
+    # YBI: 2 2 3 3 4 stand while the cocked 6 is thrown again: a 2 or a 3 makes a triple,
+    # a 1 or a 5 scores, a 4 (three pairs) or a 6 blows: 2/6, not a fresh six dice's 3.1 %.
+    s = you_blew_it.GAME.new(players=["Ann", "Bob"])
+    s = you_blew_it.GAME.apply(s, Roll((2, 2, 3, 3, 4, 6)))
+    s = you_blew_it.GAME.apply(s, Reroll((6,)))
+    h = hint("you-blew-it", s)
+    assert h["p_blow"] == pytest.approx(2 / 6, abs=1e-4)
+    policy = solve(YBI_SPEC)
+    value = sum(policy.keep_values((2, 2, 3, 3, 4, d), 0)[0][1] for d in (1, 2, 3, 5)) / 6
+    assert h["roll_value"] == pytest.approx(value, abs=0.05)
+    # Bolo: four 1s stand, one sloppy die: the roll cannot blow.
+    b = bolo.GAME.apply(bolo.GAME.new(players=["Ann", "Bob"]), Roll((1, 1, 1, 1, 6)))
+    b = bolo.GAME.apply(b, Reroll((6,)))
+    h = hint("bolo", b)
+    assert h["p_blow"] == 0.0
+    assert h["roll_value"] > 2000
