@@ -212,6 +212,9 @@ def state_hint(state: you_blew_it.State | bolo.State) -> dict[str, Any]:
     """The hint for the player to act in a live game state (either Farkle game)."""
     if state.over:
         return {"game": _name(state), "phase": "over", "advice": "none", "text": "Game over."}
+    if isinstance(state, bolo.State) and state.order:  # B-1: one die each, not a turn
+        text = "Roll one die each for the order of play."
+        return {"game": "bolo", "phase": "order", "advice": "none", "text": text}
     turn = state.turn
     if isinstance(state, bolo.State):
         spec = spec_for("bolo", state.rules, minimum=state.minimum())

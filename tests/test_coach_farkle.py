@@ -418,3 +418,10 @@ def test_a_sloppy_reroll_is_coached_with_the_dice_left_standing() -> None:
     h = hint("bolo", b)
     assert h["p_blow"] == 0.0
     assert h["roll_value"] > 2000
+
+
+def test_bolo_order_roll_is_not_coached_as_a_turn() -> None:
+    s = bolo.GAME.new(players=["Ann", "Bob"], rules={"bolo.start_order": "roll"})
+    h = hint("bolo", s)
+    assert (h["phase"], h["advice"]) == ("order", "none")
+    assert "one die each" in h["text"]
