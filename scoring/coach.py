@@ -141,6 +141,8 @@ def bar_dice_hint(state: BarDiceState) -> dict[str, Any]:
 
 def gords_hint(state: GordsState, *, own: Iterable[int] | None = None) -> dict[str, Any]:
     """Raise or call for the player to bid, from the engine's legal bids."""
+    if state.phase == "over":
+        return {"game": "gords", "advice": "none", "text": "Game over."}
     if state.phase != "bidding":
         return {"game": "gords", "advice": "none", "text": "Reveal every die to settle the call."}
     dice = tuple(own or ())

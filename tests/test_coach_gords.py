@@ -3,10 +3,11 @@
 from __future__ import annotations
 
 import math
+import random
 
 import pytest
 
-from scoring.actions import Bid, Call
+from scoring.actions import Bid, Call, Reveal
 from scoring.coach import hint
 from scoring.coach_gords import (
     advise,
@@ -103,3 +104,18 @@ def test_opening_bid_is_the_most_likely_true_bid() -> None:
     no_ones = legal_raises(None, 10, open_on_ones=False)
     assert all(face != 1 for _, face in no_ones)
     assert advise(None, no_ones, own=(1, 1, 1, 1, 1), unknown=5)["raise"]["face"] != 1
+
+
+def test_a_finished_game_is_coached_as_over() -> None:
+    """A game played to its end: the hint says so (it asked to reveal the dice for a call
+    that will never come)."""
+    rnd = random.Random(7)
+    s = GAME.new(players=["Ann", "Bob"])
+    while s.phase != "over":
+        want = GAME.expecting(s)
+        if want.action == "reveal":
+            s = GAME.apply(s, Reveal(tuple(rnd.randint(1, 6) for _ in range(want.dice))))
+            continue
+        calls = [a for a in GAME.legal_actions(s) if isinstance(a, Call)]
+        s = GAME.apply(s, calls[0] if calls else Bid(1, 2))
+    assert hint("gords", s)["text"] == "Game over."
