@@ -262,6 +262,49 @@ def test_the_pin_holder_bids_calls_and_reveals_through_the_page(
     keeper.close()
 
 
+LONG = "W" * 40  # the longest name the API takes, without a space to wrap at
+
+NO_OVERFLOW = "document.documentElement.scrollWidth <= document.documentElement.clientWidth"
+LINES_OF_LAST_TEXT = """el => {
+  const range = document.createRange();
+  range.selectNodeContents(el.lastChild);
+  const tops = Array.from(range.getClientRects()).filter((r) => r.width > 1).map((r) => r.top);
+  return new Set(tops).size;
+}"""
+
+
+def test_a_forty_character_name_does_not_widen_the_page_past_the_phone(
+    server: Server, browser: Any
+) -> None:
+    """Whose turn, the turn box, Bar Dice's chips, Gords' bid, the table cards: a long name
+    wraps (even mid-word) inside the screen; the points beside it stay whole."""
+    plays: list[tuple[str, list[dict[str, Any]]]] = [
+        ("bolo", [{"type": "roll", "dice": [2] * 5}, {"type": "keep", "dice": [2] * 5}]),
+        ("bar-dice", [{"type": "lineup", "order": [LONG, "Bob"]},
+                      {"type": "roll", "dice": [6, 6, 6, 1, 2]}, {"type": "stand"}]),
+        ("gords", [{"type": "bid", "count": 2, "face": 3}]),
+    ]  # fmt: skip
+    phone = Phone(browser, server.url)
+    phone.page.set_viewport_size({"width": 390, "height": 844})
+    for game, actions in plays:
+        table_id = server.call("POST", "/api/tables", {"game": game, "players": [LONG, "Bob"]})[
+            "table"
+        ]
+        for action in actions:
+            server.call("POST", f"/api/tables/{table_id}/actions", action)
+        for path in (f"/t/{table_id}", f"/t/{table_id}/kiosk"):
+            page = phone.open(path)
+            phone.wait_live()
+            assert page.evaluate(NO_OVERFLOW), (game, path)
+        if game == "bolo":  # "turn 5,000" beside the name: the number on one line
+            phone.open(f"/t/{table_id}")
+            lines = page.eval_on_selector(".turn-head .points", LINES_OF_LAST_TEXT)
+            assert lines == 1
+    phone.open("/")
+    assert phone.page.evaluate(NO_OVERFLOW)
+    phone.close()
+
+
 def test_screenshots_of_every_page(server: Server, browser: Any, tables: dict[str, str]) -> None:
     phone = Phone(browser, server.url)
     for game, table_id in tables.items():
