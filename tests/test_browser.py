@@ -180,6 +180,54 @@ def test_a_phone_refused_by_a_full_feed_follows_by_polling(tmp_path: Path, brows
         small.terminate()
 
 
+def test_dice_picked_for_a_reroll_outlive_a_redraw_for_the_camera(
+    tmp_path: Path, browser: Any
+) -> None:
+    """A camera notice redraws the board without the game moving; the dice tapped for a
+    re-roll must stay tapped (none tapped means all: "Cocked" then re-rolled every die). A
+    new log entry clears them. The keeper polls (a watcher holds the only feed slot), and
+    the test makes the shown pad state differ from the server's, which is what a notice does."""
+    small = Server(tmp_path / "data", tmp_path / "serve.log", max_clients=1)
+    try:
+        table_id = small.call(
+            "POST", "/api/tables", {"game": "you-blew-it", "teams": {"A": ["Ann"], "B": ["Bob"]}}
+        )["table"]
+        actions = f"/api/tables/{table_id}/actions"
+        small.call("POST", actions, {"type": "roll", "dice": [1, 1, 1, 5, 2, 3]})
+        watcher, keeper = Phone(browser, small.url), Phone(browser, small.url)
+        watcher.open(f"/t/{table_id}")
+        watcher.wait_live()
+        keeper.login()
+        page = keeper.open(f"/t/{table_id}")
+        page.wait_for_selector("#live.polling", timeout=5000)
+        page.click('#reroll [data-reroll-pick="1"] >> nth=1')  # the second of three 1s
+        page.evaluate(
+            "document.querySelector('#board-body .board-part').dataset.pad = '{\"x\": 1}'"
+        )
+        deadline = time.monotonic() + 5  # redrawn from the server's HTML by the next poll (2 s)
+        while page.get_attribute("#board-body .board-part", "data-pad") == '{"x": 1}':
+            assert time.monotonic() < deadline, "the board was not redrawn"
+            page.wait_for_timeout(100)
+        assert _seq_shown(page) == 1
+        picked = page.locator("#reroll [data-reroll-pick]")
+        assert "selected" in (picked.nth(1).get_attribute("class") or "")
+        assert page.locator("#reroll .selected[data-reroll-pick]").count() == 1
+        page.click('#reroll [data-reroll="cocked"]')
+        page.wait_for_selector('#board-body .board-part[data-seq="2"]')
+        assert "Re-roll 1 die" in page.inner_text(".status .reroll")
+        # a new entry (another phone's fix of the roll) clears what was tapped: other dice
+        small.call("POST", actions, {"type": "undo"})
+        page.wait_for_selector('#board-body .board-part[data-seq="3"]', timeout=5000)
+        page.click('#reroll [data-reroll-pick="5"]')
+        small.call("POST", actions, {"type": "fix", "dice": [1, 1, 1, 5, 2, 4]})
+        page.wait_for_selector('#board-body .board-part[data-seq="4"]', timeout=5000)
+        assert page.locator("#reroll .selected[data-reroll-pick]").count() == 0
+        watcher.close()
+        keeper.close(expected=("status of 503",))  # the refused event stream
+    finally:
+        small.terminate()
+
+
 def test_the_pin_holder_fixes_a_die_is_refused_an_illegal_fix_undoes_and_rerolls(
     server: Server, browser: Any
 ) -> None:

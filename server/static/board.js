@@ -113,15 +113,62 @@
     if (send) send.disabled = !farm.querySelector("[data-pick].selected") || busy;
   }
 
+  // Picks not sent yet (dice tapped for a keep or a re-roll, the bid being made, the die
+  // being fixed) outlive a redraw while the game has not moved (the same seq: only the
+  // camera's notice or status changed), since they still mean what they meant. Dropping them
+  // made a notice arriving between "tap these two" and "Cocked" re-roll every die (none
+  // tapped means all). A new log entry clears them: the dice they named have changed.
+  const PICKS = ["data-pick", "data-reroll-pick", "data-bid-face"];
+
+  function picks() {
+    const form = document.getElementById("bid-form");
+    const selected = []; // [attribute, position among its buttons]: equal dice share a value
+    for (const attr of PICKS) {
+      body.querySelectorAll("[" + attr + "]").forEach((b, i) => {
+        if (b.classList.contains("selected")) selected.push([attr, i]);
+      });
+    }
+    return {
+      seq: currentSeq(),
+      selected: selected,
+      bid: form ? [form.elements.count.value, form.elements.face.value] : null,
+      fixIndex: fixIndex,
+    };
+  }
+
+  function restore(kept) {
+    if (kept.seq !== currentSeq()) return;
+    const groups = new Set(kept.selected.map(([attr]) => attr));
+    groups.forEach((attr) => {
+      body.querySelectorAll(".selected[" + attr + "]").forEach((b) => b.classList.remove("selected"));
+    });
+    for (const [attr, i] of kept.selected) {
+      const b = body.querySelectorAll("[" + attr + "]")[i];
+      if (b) b.classList.add("selected");
+    }
+    const form = document.getElementById("bid-form");
+    if (form && kept.bid) [form.elements.count.value, form.elements.face.value] = kept.bid;
+    if (kept.fixIndex !== null && document.querySelector("#fix [data-fix-index]")) {
+      fixIndex = kept.fixIndex;
+      document.querySelectorAll("#fix [data-fix-index]").forEach((b) => {
+        b.classList.toggle("fixing", Number(b.dataset.fixIndex) === fixIndex);
+      });
+      const picker = document.getElementById("fix-picker");
+      if (picker) picker.hidden = false;
+    }
+  }
+
   function swap(html) {
     const wasOpen = new Map();
     body.querySelectorAll("details[data-key]").forEach((d) => wasOpen.set(d.dataset.key, d.open));
+    const kept = picks();
     const doc = new DOMParser().parseFromString(html, "text/html");
     body.replaceChildren(...Array.from(doc.body.childNodes));
     body.querySelectorAll("details[data-key]").forEach((d) => {
       if (wasOpen.has(d.dataset.key)) d.open = wasOpen.get(d.dataset.key);
     });
     fixIndex = null;
+    restore(kept);
     renderTray();
     renderFarm();
   }
