@@ -582,7 +582,8 @@ class Bolo(FarkleGame[State, HouseRules]):
         dice = n_dice(n)
         if turn.phase == "keep":
             count = len(roll_score(turn, table(settled.rules)).options)
-            return Expecting(player, "keep", 0, f"{player}: keep scoring dice ({count} choices)")
+            choices = "1 choice" if count == 1 else f"{count} choices"
+            return Expecting(player, "keep", 0, f"{player}: keep scoring dice ({choices})")
         if turn.phase == "decide" and turn.may_stop:
             least = settled.minimum()
             take = "stop" if turn.points >= least else f"pass (under {least})"

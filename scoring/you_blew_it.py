@@ -480,7 +480,7 @@ class YouBlewIt(FarkleGame[State, HouseRules]):
         dice = n_dice(n)
         if turn.phase == "keep":
             count = len(roll_score(turn, table(state.rules)).options)
-            text = f"{player}: keep scoring dice ({count} choices)"
+            text = f"{player}: keep scoring dice ({count} choice{'' if count == 1 else 's'})"
             return Expecting(player, "keep", 0, text, team)
         if turn.phase == "decide" and not turn.hot:
             return Expecting(

@@ -167,6 +167,8 @@ def test_expecting_texts() -> None:
     e = GAME.expecting(s)
     assert (e.action, e.dice) == ("roll_or_bank", 2)
     assert "pass (under 650)" in e.text
+    assert GAME.expecting(play(new(), [R(1, 2, 3, 4, 6)])).text.endswith("(1 choice)")
+    assert GAME.expecting(play(new(), [R(1, 5, 2, 3, 4)])).text.endswith(" choices)")
 
 
 def test_nothing_applies_after_the_game_is_over() -> None:

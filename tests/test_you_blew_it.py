@@ -130,8 +130,10 @@ def test_expecting_walks_through_a_turn() -> None:
     s = new()
     e = GAME.expecting(s)
     assert (e.player, e.team, e.action, e.dice) == ("Ann", "A", "roll", 6)
+    assert GAME.expecting(GAME.apply(s, R(1, 2, 3, 4, 6, 6))).text.endswith("(1 choice)")
     s = GAME.apply(s, R(1, 4, 4, 4, 5, 5))
     assert GAME.expecting(s).action == "keep"
+    assert GAME.expecting(s).text.endswith(" choices)")
     assert GAME.state_to_json(s)["options"][0] == {
         "keep": [1, 4, 4, 4, 5, 5],
         "points": 600,
