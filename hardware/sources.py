@@ -184,6 +184,10 @@ def _bool(spec: SourceSpec, key: str, default: bool) -> bool:
     raise SpecError(f"{spec.text!r}: {key} must be yes or no, got {raw!r}")
 
 
+FRAME_PX_MIN, FRAME_PX_MAX = 16, 8192
+"""The frame sizes a camera spec may ask for (a Pi HQ camera's full frame is 4056 x 3040)."""
+
+
 def validate_spec(spec: SourceSpec) -> None:
     """Check option values without opening anything (so bad specs fail at start-up)."""
     for key in ("fps", "warmup"):
@@ -191,6 +195,9 @@ def validate_spec(spec: SourceSpec) -> None:
     for key in ("seed", "width", "height"):
         if key in spec.options:
             _int(spec, key, 0)
+    for key in ("width", "height"):  # a zero size passed here and failed every open
+        if key in spec.options and not FRAME_PX_MIN <= _int(spec, key, 0) <= FRAME_PX_MAX:
+            raise SpecError(f"{spec.text!r}: {key} must be {FRAME_PX_MIN}-{FRAME_PX_MAX} px")
     for key in ("loop", "lock"):
         _bool(spec, key, True)
     if "mains" in spec.options and _int(spec, "mains", 50) not in (50, 60):

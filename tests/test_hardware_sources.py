@@ -389,6 +389,8 @@ def test_bad_specs_say_what_is_wrong(text: str, match: str) -> None:
         ("picamera2?warmup=inf", "finite"),
         ("opencv:0?fps=nan", "finite"),
         ("demo?fps=-inf", "finite"),
+        ("picamera2?width=0", "16-8192 px"),
+        ("opencv:0?height=9000", "16-8192 px"),
     ],
 )
 def test_bad_option_values_fail_at_start_up(text: str, match: str) -> None:
