@@ -174,7 +174,13 @@ def test_a_phone_refused_by_a_full_feed_follows_by_polling(tmp_path: Path, brows
         small.call("POST", f"/api/tables/{table_id}/actions", {"type": "roll", "dice": [5] * 5})
         for phone in (first, second):  # polling every 2 s
             phone.page.wait_for_selector('#board-body .board-part[data-seq="1"]', timeout=4000)
+        # the first phone leaves: its place is free once the server's keep-alive (15 s) finds
+        # it gone, and the second phone, asking again every 10 s, goes live, polling no more
         first.close()
+        second.page.wait_for_selector("#live.on", timeout=40000)
+        small.call("POST", f"/api/tables/{table_id}/actions", {"type": "undo"})
+        second.page.wait_for_selector('#board-body .board-part[data-seq="2"]', timeout=1500)
+        assert second.page.inner_text("#live") == "live"
         second.close(expected=("status of 503",))  # the refused event stream
     finally:
         small.terminate()

@@ -14,6 +14,7 @@
   const toast = document.getElementById("toast");
   const csrf = root.dataset.csrf || "";
   const POLL_MS = 2000;
+  const FEED_RETRY_MS = 10000; // the feed's Retry-After when it is full
   const TOAST_MS = 5000;
 
   let tray = []; // dice entered by tapping faces, kept across refreshes
@@ -215,10 +216,15 @@
     }, POLL_MS);
   }
 
+  function stopPolling() {
+    clearInterval(pollTimer);
+    pollTimer = null;
+  }
+
   function follow() {
     if (!("EventSource" in window)) { startPolling(); return; }
     const source = new EventSource(root.dataset.eventsUrl);
-    source.addEventListener("open", () => setLive("live", "on"));
+    source.addEventListener("open", () => { stopPolling(); setLive("live", "on"); });
     source.addEventListener("state", (ev) => {
       setLive("live", "on");
       let view;
@@ -234,7 +240,10 @@
     });
     source.addEventListener("error", () => {
       if (source.readyState === EventSource.CLOSED) {
-        startPolling(); // the feed refused us (full, or gone): poll instead
+        // the feed refused us (full, or gone): poll meanwhile, and ask for the feed again, so
+        // a phone turned away at a busy moment goes live once a place is free
+        startPolling();
+        setTimeout(follow, FEED_RETRY_MS);
       } else {
         setLive("reconnecting", "off");
       }
