@@ -42,7 +42,7 @@ class FrameRecorder(Closing):
         self._params = [cv2.IMWRITE_JPEG_QUALITY, quality]
         self._seen = 0
         self.written = 0
-        self._next = _next_number(self.folder)
+        self._first = _next_number(self.folder)  # frames already there are kept
         self.stopped: str | None = None
         """Why recording stopped (None while it runs)."""
 
@@ -57,7 +57,7 @@ class FrameRecorder(Closing):
         if self.max_frames is not None and self.written >= self.max_frames:
             self._stop(f"reached {self.max_frames} frames")
             return False
-        path = self.folder / f"{self._next:06d}.jpg"
+        path = self.folder / f"{self._first + self.written:06d}.jpg"
         try:
             ok, data = cv2.imencode(".jpg", frame.image, self._params)
             if not ok:
@@ -67,7 +67,6 @@ class FrameRecorder(Closing):
             self._stop(f"cannot write {path}: {exc}")
             return False
         self.written += 1
-        self._next += 1
         return True
 
     def _stop(self, reason: str) -> None:

@@ -150,13 +150,18 @@
     const form = document.getElementById("bid-form");
     if (form && kept.bid) [form.elements.count.value, form.elements.face.value] = kept.bid;
     if (kept.fixIndex !== null && document.querySelector("#fix [data-fix-index]")) {
-      fixIndex = kept.fixIndex;
-      document.querySelectorAll("#fix [data-fix-index]").forEach((b) => {
-        b.classList.toggle("fixing", Number(b.dataset.fixIndex) === fixIndex);
-      });
-      const picker = document.getElementById("fix-picker");
-      if (picker) picker.hidden = false;
+      showFix(kept.fixIndex);
     }
+  }
+
+  // The die of the last roll being corrected: marked, with the value picker open.
+  function showFix(index) {
+    fixIndex = index;
+    document.querySelectorAll("#fix [data-fix-index]").forEach((b) => {
+      b.classList.toggle("fixing", Number(b.dataset.fixIndex) === fixIndex);
+    });
+    const picker = document.getElementById("fix-picker");
+    if (picker) picker.hidden = false;
   }
 
   function swap(html) {
@@ -208,10 +213,11 @@
         const res = await fetch(stateUrl(), { credentials: "same-origin", cache: "no-cache" });
         if (!res.ok) return;
         const view = await res.json();
+        if (!pollTimer) return; // the feed came back while this poll was out: it is live
         setLive("polling", "polling");
         if (stale(view)) await refresh();
       } catch (err) {
-        setLive("offline", "off");
+        if (pollTimer) setLive("offline", "off");
       }
     }, POLL_MS);
   }
@@ -324,12 +330,7 @@
     } else if (d.padAssign !== undefined) {
       post({ table: d.padAssign }, root.dataset.padUrl);
     } else if (d.fixIndex !== undefined) {
-      fixIndex = Number(d.fixIndex);
-      document.querySelectorAll("#fix [data-fix-index]").forEach((b) => {
-        b.classList.toggle("fixing", Number(b.dataset.fixIndex) === fixIndex);
-      });
-      const picker = document.getElementById("fix-picker");
-      if (picker) picker.hidden = false;
+      showFix(Number(d.fixIndex));
     } else if (d.fixValue !== undefined && fixIndex !== null) {
       const fix = document.getElementById("fix");
       const dice = JSON.parse(fix.dataset.dice);
