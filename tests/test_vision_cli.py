@@ -42,6 +42,7 @@ def test_json_line_per_image(photo: Path, capsys: pytest.CaptureFixture[str]) ->
             "confidence",
             "flags",
             "flag_confidence",
+            "candidates",
         }
         assert die["flag_confidence"] == {}
         assert die["colour"] == "white"

@@ -79,6 +79,16 @@ class ValueGuess:
     value: int  # 1-6, the most probable face
     probability: float  # of that value, given that the patch shows a die
     not_die: float  # probability that the patch is not centred on a die
+    faces: tuple[float, ...] = ()  # P(1..6 | a die), when the whole distribution is known
+
+    @property
+    def candidates(self) -> tuple[tuple[int, float], ...]:
+        """The two most probable values with their probabilities, best first (the value alone
+        when only it is known)."""
+        if len(self.faces) != 6:
+            return ((self.value, self.probability),)
+        order = sorted(range(6), key=lambda k: -self.faces[k])[:2]
+        return tuple((k + 1, float(self.faces[k])) for k in order)
 
 
 def softmax(logits: F32) -> F32:
@@ -118,5 +128,8 @@ def classify(
         faces = p[NOT_A_DIE + 1 :]
         best = int(np.argmax(faces))
         share = float(faces[best] / max(float(faces.sum()), 1e-9))
-        out.append(ValueGuess(best + 1, share, float(p[NOT_A_DIE])))
+        shares = faces / max(float(faces.sum()), 1e-9)
+        out.append(
+            ValueGuess(best + 1, share, float(p[NOT_A_DIE]), tuple(float(f) for f in shares))
+        )
     return out

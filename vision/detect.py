@@ -88,6 +88,7 @@ def read_roll(
             size_px=die.side_px,
             colour=body_colour(die.patch),
             confidence=die.guess.probability * (1.0 - die.guess.not_die),
+            candidates=die.guess.candidates,
         )
         readings.append(reading)
     marks = _judge_flags(image, dice, readings, pad, params)

@@ -109,6 +109,10 @@ class DieReading:
     is, in [0, 1] (``vision.flags.Evidence.decisions``): a phone can show a flag at 0.99 as
     certain and one at 0.8 as "check this die" (OFF_PAD and UNREADABLE are not judged but
     measured: the pad's outline, the value's confidence).
+
+    ``candidates`` are the die's most probable values, best first, at most two, each with its
+    probability given that it is a die: what the phone offers as one-tap answers when the
+    reader asks about a die (``value`` None) rather than guess a number nobody checks.
     """
 
     value: int | None
@@ -120,8 +124,13 @@ class DieReading:
     flags: frozenset[DieFlag] = field(default_factory=frozenset)
     face: FaceSize | None = None  # its pips' measurement, when the flags took one (not in JSON)
     flag_confidence: tuple[tuple[DieFlag, float], ...] = ()  # (flag, 0-1) per COCKED / STACKED
+    candidates: tuple[tuple[int, float], ...] = ()  # (value, 0-1), best first, at most two
 
     def __post_init__(self) -> None:
+        if len(self.candidates) > 2 or any(
+            not 1 <= v <= 6 or not 0.0 <= p <= 1.0 for v, p in self.candidates
+        ):
+            raise ValueError(f"candidates must be at most two (value 1-6, 0-1): {self.candidates}")
         named = [flag for flag, _ in self.flag_confidence]
         if len(set(named)) != len(named):
             raise ValueError(f"flag confidence: a flag named twice in {named}")
@@ -152,6 +161,7 @@ class DieReading:
             "confidence": round(self.confidence, 3),
             "flags": sorted(f.value for f in self.flags),
             "flag_confidence": {f.value: sure_3(c) for f, c in sorted(self.flag_confidence)},
+            "candidates": [[v, round(p, 3)] for v, p in self.candidates],
         }
 
 

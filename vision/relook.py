@@ -145,7 +145,8 @@ def unsure_ones(
     for i, by_corner in zip(which, _looks(image, found, cuts, which, nets, params), strict=True):
         best = max(float(np.mean([p2(g) for g in looks])) for looks in by_corner)
         if best >= params.relook_accept:
-            out[i] = replace(out[i], value=2, probability=best)
+            faces = (1.0 - best, best, 0.0, 0.0, 0.0, 0.0)  # a 1 or, surely, a 2
+            out[i] = replace(out[i], value=2, probability=best, faces=faces)
     return out
 
 
