@@ -714,6 +714,11 @@ def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--datasets", type=Path, default=default_datasets_dir())
     ap.add_argument("--fold", help="I/K: train without cross-validation fold I of K")
+    ap.add_argument(
+        "--sources",
+        default=",".join(DATASETS),
+        help="photo sources to train on, comma-separated (leave-one-source-out: name one)",
+    )
     ap.add_argument("--out", type=Path, required=True)
     ap.add_argument("--locator-steps", type=int, default=3000)
     ap.add_argument("--value-steps", type=int, default=24000)
@@ -787,10 +792,13 @@ def main() -> int:
     torch.manual_seed(args.seed)
     rng = np.random.default_rng(args.seed)
     fold = parse_fold(args.fold)
-    images = [im for name in DATASETS for im in load_dataset(args.datasets, name)]
+    sources = tuple(s for s in args.sources.split(",") if s)
+    if not sources or any(s not in DATASETS for s in sources):
+        ap.error(f"--sources: name one or more of {', '.join(DATASETS)}")
+    images = [im for name in sources for im in load_dataset(args.datasets, name)]
     if fold is not None:
         images = [im for im in images if fold_of(im.name, fold[1]) != fold[0]]
-    by_set = {name: to_samples([im for im in images if im.dataset == name]) for name in DATASETS}
+    by_set = {name: to_samples([im for im in images if im.dataset == name]) for name in sources}
     print({k: len(v) for k, v in by_set.items()}, flush=True)
 
     t0 = time.time()
@@ -798,14 +806,14 @@ def main() -> int:
         args.synth, np.random.default_rng(args.seed + 1000), args.see_through
     )
     print(f"rendered {args.synth} tables in {time.time() - t0:.0f}s", flush=True)
-    weight = dict.fromkeys(DATASETS, 1.0)
+    weight = dict.fromkeys(sources, 1.0)
     for item in args.photo_weight:
         name, _, value = item.partition("=")
         if name not in weight:
-            ap.error(f"--photo-weight: no data set {name!r} (one of {', '.join(DATASETS)})")
+            ap.error(f"--photo-weight: no data set {name!r} (one of {', '.join(sources)})")
         weight[name] = float(value)
     total = sum(weight.values())
-    share = {name: (1 - args.synth_share) * weight[name] / total for name in DATASETS}
+    share = {name: (1 - args.synth_share) * weight[name] / total for name in sources}
     share["synth"] = args.synth_share
     samples = [s for name in by_set for s in by_set[name]]
     weights = np.array(
