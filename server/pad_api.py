@@ -108,4 +108,7 @@ def snapshot(table_id: str) -> Response:
     jpeg = None if service is None else service.pending_snapshot(table_id)
     if jpeg is None:
         raise NotFound(f"table {table_id} has no throw waiting for confirmation")
-    return jpeg_response(jpeg, cache_control="no-store")
+    # the scoreboard's URL names the notice (``?v=``, board.pad_key, which changes with every
+    # throw's photo): the photo and each die's crop of it are then fetched once
+    versioned = "v" in request.args
+    return jpeg_response(jpeg, cache_control="private, max-age=600" if versioned else "no-store")

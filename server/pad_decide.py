@@ -12,7 +12,12 @@ checked by applying it to the state, so nothing here restates a game's rules.
   every die just rolled, per the game's house rule (``*.cocked_dice``, ``bolo.sloppy_dice``);
   when the flags are all unsure (``UNSURE_FLAG``) the notice asks the table to check the photo;
 - too few dice -> "sloppy dice: re-roll" notice (no action: the engine takes no short roll);
-- unreadable dice -> a "confirm" notice: the phone enters the roll (the snapshot is shown);
+  one die off the count the table waits for (too few or too many) also says how many dice
+  the phone may log instead (``Notice.wanted``): the camera may have missed a die, or seen
+  one that is not there;
+- unreadable dice -> a "confirm" notice: the phone enters the roll (the snapshot is shown),
+  offered as one tap per die: each unread die's best guesses and its crop of the photo
+  (:class:`Asked`);
 - fewer dice than the engine expects while a keep/farm is due -> the keep of that size is
   inferred when exactly one fits, or one is clearly best (:func:`keep_worth`), else asked.
 """
@@ -21,7 +26,7 @@ from __future__ import annotations
 
 import math
 from collections.abc import Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from enum import StrEnum
 from typing import Any
 
@@ -49,6 +54,10 @@ tray), from 0.9 up 1447 in 1453 (``bench_synth --only flags``)."""
 STANDING_TOLERANCE = 0.5
 """A die counts as not moved when its centre is within this many die sizes of where it was."""
 
+CROP_SIDES = 2.0
+"""The photo crop the phone shows of an asked die is this many die sides wide, around its
+centre: its pips, and the die or glare beside it that may be why it was not read."""
+
 
 class NoticeKind(StrEnum):
     REROLL = "reroll"  # cocked / stacked / sloppy dice: throw again (the roll may be logged)
@@ -62,14 +71,60 @@ class NoticeKind(StrEnum):
 
 
 @dataclass(frozen=True)
+class Asked:
+    """A die the camera asks about (``value`` None): its place in ``Notice.dice``, its most
+    probable values with their probabilities, best first (``DieReading.candidates``; may be
+    empty: the phone then offers all six faces), and where it lies in the throw's photo:
+    ``box`` is left, top, width, height as fractions of the photo's width and height, so a
+    JPEG made smaller to fit the snapshot limit is cropped in the same place."""
+
+    index: int
+    candidates: tuple[tuple[int, float], ...]
+    box: tuple[float, float, float, float]
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "index": self.index,
+            "candidates": [[v, round(p, 3)] for v, p in self.candidates],
+            "box": [round(b, 4) for b in self.box],
+        }
+
+
+def crop_box(die: DieReading, frame_size: tuple[int, int]) -> tuple[float, float, float, float]:
+    """The square :data:`CROP_SIDES` die sides wide around ``die``, slid inside the frame
+    (shrunk only when the frame is smaller), as fractions of the frame (see :class:`Asked`)."""
+    width, height = max(1, frame_size[0]), max(1, frame_size[1])
+    side = min(max(die.size_px * CROP_SIDES, 8.0), width, height)
+    x, y = die.center_xy
+    left = min(max(x - side / 2, 0.0), width - side)
+    top = min(max(y - side / 2, 0.0), height - side)
+    return (left / width, top / height, side / width, side / height)
+
+
+def asked_about(dice: Sequence[DieReading], frame_size: tuple[int, int]) -> tuple[Asked, ...]:
+    """Every die of ``dice`` the camera could not read, for the phone to answer."""
+    return tuple(
+        Asked(i, d.candidates, crop_box(d, frame_size))
+        for i, d in enumerate(dice)
+        if d.value is None
+    )
+
+
+@dataclass(frozen=True)
 class Notice:
     """A sentence for the table about its last throw; ``dice`` is what the camera read (None
-    for a die it could not read), ``options`` the keeps to choose from."""
+    for a die it could not read), ``options`` the keeps to choose from.
+
+    ``wanted`` > 0 says the phone may answer the notice with a roll of that many dice: the
+    dice read, each ``asked`` one answered, and one die removed (``wanted`` is one less than
+    the dice read) or added (one more); 0: the notice is not answered by a roll."""
 
     kind: NoticeKind
     text: str
     dice: tuple[int | None, ...] = ()
     options: tuple[tuple[int, ...], ...] = ()
+    asked: tuple[Asked, ...] = ()
+    wanted: int = 0
 
     def to_json(self) -> dict[str, Any]:
         out: dict[str, Any] = {"kind": self.kind.value, "text": self.text}
@@ -77,6 +132,10 @@ class Notice:
             out["dice"] = list(self.dice)
         if self.options:
             out["options"] = [list(o) for o in self.options]
+        if self.asked:
+            out["asked"] = [a.to_json() for a in self.asked]
+        if self.wanted:
+            out["wanted"] = self.wanted
         return out
 
 
@@ -239,7 +298,11 @@ def decide(
     if not fitting:
         dropped = getattr(getattr(state, "rules", None), "dropped_die", None)
         missing_rule = "reroll_offending" if dropped == "reroll_that_die" else rule
-        return Decision(notice=_count_notice(exp, plans, n, seen, missing_rule))
+        notice = _count_notice(exp, plans, n, seen, missing_rule)
+        if not plans[0].prefix and abs(n - plans[0].expecting.dice) == 1:  # a die off
+            asked = asked_about(dice, reading.frame_size)
+            notice = replace(notice, asked=asked, wanted=plans[0].expecting.dice)
+        return Decision(notice=notice)
     plan, tied = _choose(game, fitting)
     if plan is None:
         options = tuple(_kept_dice(p.prefix[0]) for p in tied)
@@ -249,7 +312,8 @@ def decide(
             f"({listed}) - choose on the phone"
         )
         return Decision(notice=Notice(NoticeKind.KEEP, text, seen, options))
-    return _validated(game, state, _for_plan(plan, dice, stayed, rule, seen), seen)
+    decision = _for_plan(plan, dice, stayed, rule, seen, reading.frame_size)
+    return _validated(game, state, decision, seen)
 
 
 def _count_notice(
@@ -286,6 +350,7 @@ def _for_plan(
     stayed: tuple[DieReading, ...],
     rule: str,
     seen: tuple[int | None, ...],
+    frame_size: tuple[int, int],
 ) -> Decision:
     exp = plan.expecting
     who = exp.player or "the table"
@@ -316,7 +381,9 @@ def _for_plan(
             f"{inferred}{who}: the camera could not read every die ({words(seen)}): "
             "check the photo and enter the roll on the phone"
         )
-        return Decision(plan.prefix, Notice(NoticeKind.CONFIRM, text, seen))
+        asked = asked_about(dice, frame_size)
+        wanted = len(dice) if asked else 0  # flagged dice at a reveal: checked on the photo
+        return Decision(plan.prefix, Notice(NoticeKind.CONFIRM, text, seen, (), asked, wanted))
     values = tuple(d.value for d in dice if d.value is not None)
     notice = Notice(NoticeKind.INFERRED, f"{who}: {inferred[:-2]}", seen) if inferred else None
     return Decision((*plan.prefix, roll_type(values)), notice)

@@ -28,6 +28,7 @@ not restart the server. ``--camera none`` runs no pad service at all.
 from __future__ import annotations
 
 import contextlib
+import itertools
 import logging
 import statistics
 import threading
@@ -216,6 +217,7 @@ class PadService:
         self._assigned: str | None = self._remembered_table()
         self._standing: dict[str, _Standing] = {}
         self._pending: dict[str, bytes] = {}  # table -> JPEG of a throw awaiting the phone
+        self._photos = itertools.count(1)  # numbers each notice's photo (see _notice)
         self._said_no_table = False  # the last throw found no table: said once (log noise)
         self._pad: Pad | None = None
         self._flat_samples: deque[float] = deque(maxlen=FLAT_SAMPLES)
@@ -416,8 +418,9 @@ class PadService:
 
     def _notice(self, table: str, notice: Notice, *, photo: bool = False) -> None:
         body = notice.to_json()
-        if photo:
+        if photo:  # numbered: two throws read alike are still two notices, two photos
             body["snapshot"] = f"/api/pad/snapshot/{table}"
+            body["throw"] = next(self._photos)
         with contextlib.suppress(UnknownTableError):  # deleted meanwhile
             self.tables.set_pad(table, "notice", body)
 

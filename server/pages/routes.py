@@ -18,12 +18,13 @@ from flask import (
 from werkzeug.wrappers import Response as BaseResponse
 
 from scoring import games
+from scoring.actions import Reveal, Roll
 from scoring.errors import IllegalActionError, RulesError
 from server import bodies
 from server.api import SESSION_KEY
 from server.auth import AuthError, LockedOutError
 from server.errors import BodyError
-from server.pages import board, coach, forms, links, wall
+from server.pages import ask, board, coach, forms, links, wall
 from server.pages.cache import render_cache
 from server.pages.security import CsrfError, check_form, rotate_csrf_token
 from server.records import RecordNotFoundError
@@ -49,8 +50,8 @@ def _globals() -> dict[str, Any]:
     return {"logged_in": logged_in, "game_partials": GAME_PARTIALS}
 
 
-def _error_page(status: int, title: str, message: str) -> Response:
-    html = render_template("error.html", title=title, message=message)
+def _error_page(status: int, title: str, message: str, back: str | None = None) -> Response:
+    html = render_template("error.html", title=title, message=message, back=back)
     return make_response(html, status)
 
 
@@ -152,6 +153,7 @@ def board_context(table_id: str, *, kiosk: bool) -> dict[str, Any]:
         "bolo_rounds": board.rounds(state.get("turns", []), len(state.get("players", []))),
         "hint": hint,
         "pad": board.pad_panel(view, camera_configured=not d.config.manual_only),
+        "ask": ask.question(view),
     }
 
 
@@ -183,6 +185,28 @@ def board_part(table_id: str) -> BaseResponse:
     response.set_etag("-".join(map(str, key)))
     response.headers["Cache-Control"] = "private, no-cache"  # the PIN holder sees controls
     return response.make_conditional(request)
+
+
+@bp.post("/t/<table_id>/answer")
+def answer(table_id: str) -> BaseResponse:
+    """The pad's question answered by a phone that runs no script (board.js posts the same
+    roll to the API): the roll the picks make is logged as the phone's, then the board."""
+    check_form()
+    if not logged_in():
+        return _to_login()
+    d = dicepad()
+    view = d.tables.view(table_id)
+    q = ask.question(view)
+    back = url_for("pages.scoreboard", table_id=table_id)
+    if q is None or request.form.get("question") != q.key:
+        text = "the camera has seen another throw since, or the roll was entered: look again"
+        return _error_page(409, "Not logged", text, back)
+    try:
+        dice = ask.answer(q, request.form)
+        d.tables.apply(table_id, (Reveal if q.kind == "reveal" else Roll)(dice), source="phone")
+    except (ask.AnswerError, IllegalActionError) as exc:
+        return _error_page(409, "Not logged", str(exc), back)
+    return redirect(back, 303)
 
 
 # -- PIN holder's session -----------------------------------------------------------------

@@ -114,6 +114,95 @@
     if (send) send.disabled = !farm.querySelector("[data-pick].selected") || busy;
   }
 
+  // -- the pad's question (server/templates/_ask.html) -----------------------------------
+
+  // The roll the PIN holder's picks make of the dice read (data-dice, null for an asked die):
+  // each asked die answered ("d<i>"), one taken away ("drop") when the camera counted one too
+  // many, one added ("add") when it missed one. null until complete. server/pages/ask.py's
+  // answer() is the same for a phone without this script.
+  function askedRoll(ask, submitter) {
+    const dice = JSON.parse(ask.dataset.dice || "[]");
+    const wanted = Number(ask.dataset.wanted) || 0;
+    const value = (name) => {
+      if (submitter && submitter.name === name) return submitter.value;
+      const el = ask.querySelector('input[name="' + name + '"]:checked');
+      return el ? el.value : "";
+    };
+    const drop = dice.length > wanted ? value("drop") : "";
+    if (dice.length > wanted && drop === "") return null;
+    const out = [];
+    for (let i = 0; i < dice.length; i++) {
+      if (String(i) === drop) continue;
+      const v = dice[i] !== null ? dice[i] : Number(value("d" + i));
+      if (!v) return null;
+      out.push(v);
+    }
+    if (dice.length < wanted) {
+      const add = Number(value("add"));
+      if (!add) return null;
+      out.push(add);
+    }
+    return out.length === wanted ? out : null;
+  }
+
+  // The picks shown: an answered die filled in, a die taken away struck out, the added one
+  // drawn, and the log button naming the roll once it is complete.
+  function renderAsk() {
+    const ask = document.getElementById("ask");
+    if (!ask) return;
+    const checked = (name) => ask.querySelector('input[name="' + name + '"]:checked');
+    const drop = checked("drop");
+    ask.querySelectorAll(".slot[data-slot]").forEach((slot) => {
+      const name = slot.dataset.slot === "add" ? "add" : "d" + slot.dataset.slot;
+      const pick = checked(name);
+      const shown = slot.querySelector(".picked");
+      if (shown) shown.remove();
+      if (pick) {
+        const die = makeDie(Number(pick.value));
+        die.classList.add("picked");
+        slot.appendChild(die);
+      }
+      slot.classList.toggle("answer", Boolean(pick)); // its "?" is hidden by the stylesheet
+      slot.classList.toggle("dropped", Boolean(drop) && drop.value === slot.dataset.slot);
+    });
+    ask.querySelectorAll("[data-asked]").forEach((card) => {
+      card.hidden = Boolean(drop) && drop.value === card.dataset.asked;
+    });
+    const send = document.getElementById("ask-send");
+    if (send) {
+      const roll = askedRoll(ask, null);
+      send.disabled = !roll || busy;
+      send.textContent = roll ? "Log the roll " + roll.join(" ") : "Log the roll";
+    }
+  }
+
+  function askPicks() {
+    const ask = document.getElementById("ask");
+    if (!ask) return null;
+    const checked = Array.from(ask.querySelectorAll("input[type=radio]:checked"))
+      .map((el) => [el.name, el.value]);
+    return { key: ask.dataset.question, checked: checked };
+  }
+
+  function restoreAsk(kept) {
+    const ask = document.getElementById("ask");
+    if (!kept || !ask || ask.dataset.question !== kept.key) return;
+    for (const [name, value] of kept.checked) {
+      ask.querySelectorAll('input[type=radio][name="' + name + '"]').forEach((el) => {
+        if (el.value === value) el.checked = true;
+      });
+    }
+  }
+
+  function onAskSubmit(ev) {
+    ev.preventDefault(); // the form is for phones without this script
+    const ask = document.getElementById("ask");
+    if (!ask) return;
+    const dice = askedRoll(ask, ev.submitter || null);
+    if (!dice) { showMessage("Answer every die first"); return; }
+    post({ type: ask.dataset.kind, dice: dice });
+  }
+
   // Picks not sent yet (dice tapped for a keep or a re-roll, the bid being made, the die
   // being fixed) outlive a redraw while the game has not moved (the same seq: only the
   // camera's notice or status changed), since they still mean what they meant. Dropping them
@@ -134,10 +223,12 @@
       selected: selected,
       bid: form ? [form.elements.count.value, form.elements.face.value] : null,
       fixIndex: fixIndex,
+      ask: askPicks(),
     };
   }
 
   function restore(kept) {
+    restoreAsk(kept.ask); // kept while the question is the same one (the notice names it)
     if (kept.seq !== currentSeq()) return;
     const groups = new Set(kept.selected.map(([attr]) => attr));
     groups.forEach((attr) => {
@@ -177,6 +268,7 @@
     restore(kept);
     renderTray();
     renderFarm();
+    renderAsk();
   }
 
   async function refresh() {
@@ -349,6 +441,10 @@
 
   body.addEventListener("click", onClick);
   body.addEventListener("submit", onSubmit);
+  body.addEventListener("change", (ev) => { if (ev.target.closest("#ask")) renderAsk(); });
+  const askForm = document.getElementById("ask-form");
+  if (askForm) askForm.addEventListener("submit", onAskSubmit);
   renderTray();
+  renderAsk();
   follow();
 })();
