@@ -744,6 +744,71 @@ def test_unreadable_dice_ask_for_confirmation() -> None:
     assert d.notice.kind is NoticeKind.REROLL
 
 
+def test_an_unread_die_is_asked_with_its_guesses_and_its_crop_of_the_photo() -> None:
+    """The phone's one-tap answer: each unread die's place among the dice read, its two best
+    values and its square of the photo (twice its side, as fractions of the frame, so a
+    JPEG halved to fit the snapshot limit is cut in the same place)."""
+    game = games.find("bolo")
+    state = game.new(players=["Ann"])
+    read = reading(1, None, 2, 3, None)
+    guesses = ((5, 0.61), (6, 0.32))
+    dice = (read.dice[0], replace(read.dice[1], candidates=guesses), *read.dice[2:])
+    d = decide(game, state, Reading(dice, (640, 480)))
+    notice = d.notice
+    assert notice is not None
+    assert notice.kind is NoticeKind.CONFIRM
+    assert notice.wanted == 5  # answered, the dice read make the roll
+    first, last = notice.asked
+    assert (first.index, first.candidates) == (1, guesses)
+    assert first.box == pytest.approx((20 / 640, 80 / 480, 40 / 640, 40 / 480))  # centre 40, 100
+    assert (last.index, last.candidates) == (4, ())  # nothing to offer: the phone shows all six
+    assert last.box == pytest.approx((140 / 640, 80 / 480, 40 / 640, 40 / 480))
+    body = json.loads(json.dumps(notice.to_json()))
+    assert body["wanted"] == 5
+    assert body["asked"][0] == {
+        "index": 1,
+        "candidates": [[5, 0.61], [6, 0.32]],
+        "box": [0.0312, 0.1667, 0.0625, 0.0833],
+    }
+    # a die at the frame's corner: its square slides inside the frame
+    corner = Reading((die(None, 632.0, 5.0), *reading(1, 2, 3, 4).dice), (640, 480))
+    notice = decide(game, state, corner).notice
+    assert notice is not None
+    assert notice.asked[0].box == pytest.approx((600 / 640, 0.0, 40 / 640, 40 / 480))
+    # every die read: nothing asked, nothing in the JSON
+    clean = decide(game, state, reading(1, 5, None, 3, 3, flags={2: (DieFlag.COCKED,)}))
+    assert clean.notice is not None
+    assert clean.notice.kind is NoticeKind.REROLL
+    assert (clean.notice.asked, clean.notice.wanted) == ((), 0)
+    assert {"asked", "wanted"}.isdisjoint(clean.notice.to_json())
+
+
+def test_a_throw_one_die_off_says_how_many_dice_the_phone_may_log() -> None:
+    """One die too many (a glare read as a die) or too few (a die the camera missed): the
+    notice stays as it was, and says the roll the phone may log instead; further off, or
+    when a keep must come first, it says nothing of the kind."""
+    game = games.find("bolo")
+    state = game.new(players=["Ann"])
+    more = decide(game, state, reading(1, 5, 2, 3, 3, 4)).notice
+    assert more is not None
+    assert (more.kind, more.wanted, more.asked) == (NoticeKind.COUNT, 5, ())
+    fewer = decide(game, state, reading(1, None, 3, 3)).notice
+    assert fewer is not None
+    assert fewer.kind is NoticeKind.MISSING
+    assert fewer.text.startswith("sloppy dice:")  # the sloppy re-roll is still said
+    assert fewer.wanted == 5
+    assert [a.index for a in fewer.asked] == [1]  # an unread die among them is asked too
+    for far in (reading(1, 5, 2), reading(1, 5, 2, 3, 3, 4, 4)):
+        notice = decide(game, state, far).notice
+        assert notice is not None
+        assert notice.wanted == 0
+        assert "wanted" not in notice.to_json()
+    after = game.apply(state, Roll((1, 5, 2, 3, 3)))  # a keep is due before the next throw
+    notice = decide(game, after, reading(4, 4, 6, 2, 2, 3)).notice
+    assert notice is not None
+    assert (notice.kind, notice.wanted) == (NoticeKind.COUNT, 0)
+
+
 def test_keep_inferred_when_clearly_best_else_asked() -> None:
     game = games.find("bolo")
     state = game.apply(game.new(players=["Ann"]), Roll((1, 5, 2, 3, 3)))

@@ -104,9 +104,11 @@ def _guesses(raw: Any) -> tuple[Guess, ...]:
 
 
 def _view_box(raw: Any) -> str:
-    if not isinstance(raw, list) or len(raw) != 4:
+    """The crop's viewBox, or "" (no crop, the faces are still offered) for a bad box."""
+    try:
+        x, y, w, h = (float(v) for v in raw)
+    except (TypeError, ValueError):
         return ""
-    x, y, w, h = (float(v) for v in raw)
     if not (0.0 <= x < 1.0 and 0.0 <= y < 1.0 and 0.0 < w <= 1.0 and 0.0 < h <= 1.0):
         return ""
     return f"{x:.4f} {y:.4f} {w:.4f} {h:.4f}"
