@@ -39,6 +39,17 @@ The package re-exports that API; its modules, each with one job:
 - :mod:`~vision.synth.draw`: a scene drawn (:func:`render`), with its ground truth;
 - :mod:`~vision.synth.scenes`: random scenes and random bad cameras;
 - :mod:`~vision.synth.throws`: whole throws as frame sequences.
+
+Wide scenes (domain randomisation, for training on renders rather than photo sets)::
+
+    scene = wide_scene(rng, size=(640, 480))      # any die look, surface, lamp, camera tilt
+    shot = render_wide(scene, size=(640, 480), rng=rng)   # SceneImage, same truth types
+
+- :mod:`~vision.synth.styles`: die looks (finishes, pips, rounding);
+- :mod:`~vision.synth.surfaces`: felt, wood, stone, printed mats and dotted boards;
+- :mod:`~vision.synth.props`: coins, caps, ring marks, score cards (no truth);
+- :mod:`~vision.synth.view`: a camera tilted up to 45 degrees;
+- :mod:`~vision.synth.wide`: the random wide scene; :mod:`~vision.synth.wide_draw`: its render.
 """
 
 from vision.synth.draw import render
@@ -58,31 +69,47 @@ from vision.synth.model import (
     SceneImage,
     SceneTruth,
 )
+from vision.synth.props import Prop
 from vision.synth.scenes import random_degrade, random_scene, with_markers
+from vision.synth.styles import DieLook
+from vision.synth.surfaces import Mat, Surface
 from vision.synth.throws import Frame, FrameTruth, ThrowSequence, Tumble, throw_sequence
+from vision.synth.view import View
+from vision.synth.wide import Lamp, WideDie, WideScene, wide_scene
+from vision.synth.wide_draw import render_wide
 
 __all__ = [
     "STYLES",
     "TRANSLUCENT_STYLES",
     "Camera",
     "Degrade",
+    "DieLook",
     "DieSpec",
     "DieStyle",
     "DieTruth",
     "Frame",
     "FrameTruth",
     "Hand",
+    "Lamp",
     "Lighting",
+    "Mat",
     "PadStyle",
+    "Prop",
     "Scene",
     "SceneImage",
     "SceneTruth",
+    "Surface",
     "ThrowSequence",
     "Tumble",
+    "View",
+    "WideDie",
+    "WideScene",
     "orientation",
     "random_degrade",
     "random_scene",
     "render",
+    "render_wide",
     "throw_sequence",
+    "wide_scene",
     "with_markers",
 ]
