@@ -47,6 +47,12 @@ RELEASES: dict[str, Release] = {
 #: The first ``opencv-python-headless`` whose metadata requires ``numpy>=2``.
 OPENCV_NUMPY2_ONLY = "4.12"
 
+#: The ONNX Runtime every release gets (it runs the reader's networks, ``vision/nets.py``):
+#: 1.32.0 has aarch64 wheels (manylinux_2_28: bookworm's glibc is 2.36) for Python 3.11 and
+#: 3.13 and asks only ``numpy>=1.21.6``, so it installs beside bookworm's NumPy 1.24 and
+#: trixie's 2.2 (checked with ``pip download --platform manylinux_2_28_aarch64`` for each).
+ONNXRUNTIME_PIN = "onnxruntime==1.32.0"
+
 
 @dataclass(frozen=True)
 class NumpyPlan:
@@ -63,6 +69,8 @@ class NumpyPlan:
             "\n".join(
                 [
                     "# written by systemd/install.sh (server/pi_install.py)",
+                    "# the networks' runtime, with aarch64 wheels for this Python and NumPy:",
+                    ONNXRUNTIME_PIN,
                     *header,
                     *self.constraints,
                 ]

@@ -2,7 +2,7 @@
 
 No public reader judges these and no public photo set labels them, so the judgement is learned
 from :mod:`vision.synth` renders, whose ground truth is exact, by a small convolutional network
-(``flags.onnx``, trained by ``bench/train_flags.py``; OpenCV's ``dnn`` at run time, well under
+(``flags.onnx``, trained by ``bench/train_flags.py``; ONNX Runtime at run time, well under
 a millisecond per die). What it is shown is chosen so the cues of the issue are in view:
 
 - a patch cut around the die, **turned to the die's axes** (its own outline's, see
@@ -109,7 +109,7 @@ import numpy as np
 import numpy.typing as npt
 
 from vision import pipsize
-from vision.nets import read_onnx
+from vision.nets import ModelDamagedError, ModelMissingError, read_onnx
 from vision.reading import DieFlag, FaceSize, Pad, Point
 
 U8 = npt.NDArray[np.uint8]
@@ -607,18 +607,17 @@ def inputs(x: F32, views: Sequence[int] = (0,)) -> tuple[F32, F32]:
 
 
 class FlagModel:
-    """The trained network (ONNX, run by OpenCV's ``dnn``): :func:`inputs` in, N x 2 logits
+    """The trained network (ONNX, run by ``vision.nets``): :func:`inputs` in, N x 2 logits
     (cocked, stacked) out."""
 
     def __init__(self, path: Path) -> None:
         try:
-            # the classic engine runs these small convolutions ~1.5x faster on one core
             self._net = read_onnx(path)
-        except cv2.error as exc:
+        except (ModelMissingError, ModelDamagedError) as exc:
             raise RuntimeError(
                 f"flag model {path} is missing or damaged; run bench/train_flags.py ({exc})"
             ) from exc
-        self._lock = threading.Lock()  # a cv2.dnn.Net is stateful
+        self._lock = threading.Lock()  # one reader at a time, as the dice networks
         self.path = path
 
     def predict(self, x: F32, views: Sequence[int] = (0,)) -> F32:
@@ -630,9 +629,7 @@ class FlagModel:
             return np.zeros((0, 2), np.float32)
         image, scalars = inputs(x, views)
         with self._lock:
-            self._net.setInput(image, "image")
-            self._net.setInput(scalars, "scalars")
-            logits = np.asarray(self._net.forward(), np.float32).reshape(-1, 2)
+            logits = self._net.run(image, scalars).reshape(-1, 2)
         p = 1.0 / (1.0 + np.exp(-np.clip(logits, -30, 30)))
         if len(views) == 1:  # a mean of one
             return np.asarray(p, np.float32)

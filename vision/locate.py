@@ -12,7 +12,16 @@ from dataclasses import dataclass
 import cv2
 import numpy as np
 
-from vision.nets import F32, LOCATOR_MULTIPLE, LOCATOR_STRIDE, SIZE_UNIT_PX, U8, run, to_blob
+from vision.nets import (
+    F32,
+    LOCATOR_MULTIPLE,
+    LOCATOR_STRIDE,
+    SIZE_UNIT_PX,
+    U8,
+    NetArg,
+    run,
+    to_blob,
+)
 
 
 @dataclass(frozen=True)
@@ -57,7 +66,7 @@ def decode(maps: F32, scale: float, threshold: float) -> list[Candidate]:
     return out
 
 
-def locate(frame: U8, net: cv2.dnn.Net, *, long_side_px: int, threshold: float) -> list[Candidate]:
+def locate(frame: U8, net: NetArg, *, long_side_px: int, threshold: float) -> list[Candidate]:
     """Die candidates in ``frame`` (BGR uint8), strongest first."""
     small, scale = locator_input(frame, long_side_px)
     maps = run(net, to_blob([small]))[0]
