@@ -248,6 +248,8 @@ def test_two_unsure_dice_are_answered_then_logged_in_one_tap(rig: Rig, browser: 
     inside_the_phone(page, "#ask .asked.no-guess .choice.other")  # all six faces offered
     page.click("#ask .asked.no-guess .choice:has(input[value='6'])")
     assert page.inner_text("#ask-send") == "Log the roll " + " ".join(map(str, order))
+    ARTIFACTS.mkdir(exist_ok=True)
+    page.screenshot(path=str(ARTIFACTS / "ask-two-dice-390.png"), full_page=True)
     assert rig.rolls(table) == []
     page.click("#ask-send")
     [roll] = wait_until(lambda: rig.rolls(table), "the roll was never logged")

@@ -4,7 +4,8 @@ Everything is rendered on the server by Jinja (autoescaped); each page loads one
 vanilla script from ``/static`` and no inline script at all, so the Content-Security-Policy
 can say ``script-src 'self'``. Data reaches the scripts through ``data-`` attributes or
 fetched JSON; changes go through the JSON API (the one validation path) with the session's
-CSRF token.
+CSRF token. The pad's question (``ask``) is also a plain form, so that a phone without the
+script can answer it: its route applies the same roll through the same ``TableService.apply``.
 """
 
 from __future__ import annotations

@@ -172,7 +172,8 @@
     if (send) {
       const roll = askedRoll(ask, null);
       send.disabled = !roll || busy;
-      send.textContent = roll ? "Log the roll " + roll.join(" ") : "Log the roll";
+      const what = "Log the " + (ask.dataset.kind || "roll");
+      send.textContent = roll ? what + " " + roll.join(" ") : what;
     }
   }
 
