@@ -129,9 +129,9 @@ def _random_lamps(rng: np.random.Generator, distance: float) -> tuple[tuple[Lamp
     return tuple(lamps), ambient
 
 
-def _random_degrade(rng: np.random.Generator) -> Degrade:
+def _random_degrade(rng: np.random.Generator, blur_cap: float) -> Degrade:
     return Degrade(
-        blur_sigma=float(rng.choice([0.0, rng.uniform(0.3, 1.3)])),
+        blur_sigma=min(blur_cap, float(rng.choice([0.0, rng.uniform(0.3, 1.3)]))),
         motion_px=float(rng.choice([0.0, 0.0, 0.0, rng.uniform(1.0, 4.0)])),
         motion_dir_deg=float(rng.uniform(0, 180)),
         noise_sigma=float(rng.uniform(1.0, 9.0)),
@@ -249,7 +249,9 @@ def wide_scene(
                     break
     lamps, ambient = _random_lamps(rng, view.distance_mm)
     cast = rng.uniform(0.9, 1.1, 3)
-    defocus = float(rng.choice([0.0, rng.uniform(0.5, 3.0)], p=[0.4, 0.6]))
+    die_px = view.focal_frac * w * die_mm / view.distance_mm  # at the target
+    # blur that would wipe out the pips would make the value labels lies
+    defocus = min(0.09 * die_px, float(rng.choice([0.0, rng.uniform(0.5, 3.0)], p=[0.4, 0.6])))
     return WideScene(
         dice=tuple(dice),
         view=view,
@@ -262,5 +264,5 @@ def wide_scene(
         defocus=defocus,
         focus_mm=float(rng.uniform(0.05, 0.3)) * view.distance_mm,
         focus_at_mm=view.distance_mm * float(rng.uniform(0.85, 1.15)),
-        degrade=_random_degrade(rng),
+        degrade=_random_degrade(rng, 0.06 * die_px),
     )

@@ -84,6 +84,7 @@ def _light(scene: WideScene, proj: _ViewProjector, poses: list[_Pose]) -> Float:
     if not solids:
         return np.asarray(light, np.float32)
     dark = np.zeros((h, w), np.float32)  # blocked fraction of the light
+    poses_half = poses[0].half if poses else 8.0
     for lamp, part in zip(scene.lamps, parts, strict=True):
         share = float(part.mean() / total.mean())  # varies slowly: one figure a lamp
         mask = np.zeros((h, w), np.uint8)
@@ -94,7 +95,9 @@ def _light(scene: WideScene, proj: _ViewProjector, poses: list[_Pose]) -> Float:
         box = cv2.boundingRect(mask)
         if box[2] == 0:
             continue
-        soft = max(0.5, lamp.radius_mm / lamp.xyz_mm[2] * 10 * proj.f / max(proj.eye[2], 1.0))
+        # the penumbra: the lamp's size seen past a die's height, in pixels
+        px_mm = proj.f / max(proj.eye[2], 1.0)
+        soft = min(6.0, max(0.5, lamp.radius_mm * 2 * poses_half / lamp.xyz_mm[2] * px_mm))
         x0, y0, x1, y1 = _grow(box, int(3 * soft) + 2, w, h)
         blurred = cv2.GaussianBlur(mask[y0:y1, x0:x1], (0, 0), soft).astype(np.float32) / 255
         dark[y0:y1, x0:x1] += blurred * share
@@ -187,20 +190,28 @@ def _faces(pose: _Pose, look: DieLook, proj: _ViewProjector, facing: bool) -> li
         if (float(np.dot(n_, proj.eye - fc)) > 0) != facing:
             continue
         u_, v_ = pose.rot @ np.array(u, float), pose.rot @ np.array(v, float)
-
-        def world(pts: npt.NDArray[np.float64], fc: Vec = fc, u_: Vec = u_, v_: Vec = v_) -> Vec:
-            out_: Vec = fc + pose.half * (pts[:, :1] * u_ + pts[:, 1:] * v_)
-            return out_
-
         r = look.pip_r * (look.one_r if value == 1 else 1.0)
-        pips = []
-        for a, b in _PIPS[value]:
-            pts = world(np.array([a, b]) * (look.pip_d / _D) + r * shape)
-            if not facing:  # seen through the resin: pulled towards the centre
-                pts = pose.centre + 0.8 * (pts - pose.centre)
-            pips.append(proj(pts))
+        at = np.array(_PIPS[value]) * (look.pip_d / _D)
+        pips = (at[:, None, :] + r * shape[None, :, :]).reshape(-1, 2)
+        local = np.vstack([outline, inset, pips])  # one projection for the whole face
+        world = fc + pose.half * (local[:, :1] * u_ + local[:, 1:] * v_)
+        if not facing:  # seen through the resin: pulled towards the centre
+            world = pose.centre + 0.8 * (world - pose.centre)
+        px = proj(world)
+        k = len(outline)
+        n_pip = len(shape)
         out.append(
-            _Face(value, n_, proj(world(outline)), proj(world(inset)), pips, fc, u_, v_, pose.half)
+            _Face(
+                value,
+                n_,
+                px[:k],
+                px[k : 2 * k],
+                [px[2 * k + i * n_pip : 2 * k + (i + 1) * n_pip] for i in range(len(at))],
+                fc,
+                u_,
+                v_,
+                pose.half,
+            )
         )
     return out
 
@@ -251,15 +262,27 @@ def _draw_die(
         field = field * (0.55 + 0.9 * ramp)[:, :, None]
     alpha = look.opacity
     shades = [_shade(scene, f.centre, f.normal) for f in front]
+    if look.finish == "metallic":  # each face mirrors another part of the room
+        shades = [
+            k * (0.45 + 1.1 * ((look.seed * 7 + f.value * 13) % 17) / 16)
+            for k, f in zip(shades, front, strict=True)
+        ]
     hull = cv2.convexHull(allpts.astype(np.float32)).reshape(-1, 2).astype(np.float64)
     sil = _mask(shape, [hull], off)[:, :, None]
-    edge = np.mean(shades, axis=0) * 0.8
-    roi += alpha * sil * (field * edge - roi)
+    # clear resin: the table shows through, tinted by the body (coloured glass)
+    under = roi * np.minimum(body / 255 * 1.5, 1.2) * (1 - alpha) if alpha < 1 else None
+
+    def paint(m: Float, colour: Float) -> None:
+        nonlocal roi
+        target = colour if under is None else alpha * colour + under
+        roi += m * (target - roi)
+
+    paint(sil, field * (np.mean(shades, axis=0) * 0.8))
     face_masks = []
     for f, k in zip(front, shades, strict=True):
         m = _mask(shape, [f.inset], off)[:, :, None]
         face_masks.append(m)
-        roi += alpha * m * (field * k - roi)
+        paint(m, field * k)
     if look.see_through > 0:
         ghost = np.zeros(shape, np.uint8)
         for f in _faces(pose, look, proj, False):
