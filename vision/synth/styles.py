@@ -89,6 +89,10 @@ def _luma(c: BGR) -> float:
     return 0.114 * c[0] + 0.587 * c[1] + 0.299 * c[2]
 
 
+def _mean(a: BGR, b: BGR) -> BGR:
+    return ((a[0] + b[0]) // 2, (a[1] + b[1]) // 2, (a[2] + b[2]) // 2)
+
+
 def _jitter(rng: np.random.Generator, c: BGR, amount: float) -> BGR:
     """``c`` moved a little in hue, saturation and value: no two sets are the same red."""
     h, s, v = colorsys.rgb_to_hsv(c[2] / 255, c[1] / 255, c[0] / 255)
@@ -105,9 +109,10 @@ def _pip_colour(rng: np.random.Generator, body: BGR) -> BGR:
     light = _luma(body) > 120
     r = rng.random()
     if r < 0.2:
-        named = [c for _, c in _NAMED[3:] if abs(_luma(c) - _luma(body)) > 70]
-        named += [(40, 40, 200), (60, 180, 220)]
-        return _jitter(rng, named[int(rng.integers(len(named)))], 0.5)
+        inks = [c for _, c in _NAMED[3:]] + [(40, 40, 200), (60, 180, 220)]
+        named = [c for c in inks if abs(_luma(c) - _luma(body)) > 70]
+        if named:
+            return _jitter(rng, named[int(rng.integers(len(named)))], 0.5)
     if light:
         g = int(rng.integers(10, 60))
         return (g, g, g + int(rng.integers(0, 10)))
@@ -142,7 +147,7 @@ def random_look(rng: np.random.Generator, finish: str | None = None) -> DieLook:
             else ((235, 235, 235) if _luma(body) < 150 else (30, 30, 30))
         )
         body2 = _jitter(rng, other, 1.0)
-    pips = _pip_colour(rng, body)
+    pips = _pip_colour(rng, body if body2 == body else _mean(body, body2))
     pip_kind = "engraved" if kind == "metallic" or rng.random() < 0.35 else "painted"
     if kind == "metallic" and rng.random() < 0.4:  # bare engraving, no paint
         pips = tuple(int(c * 0.35) for c in body)  # type: ignore[assignment]
@@ -183,7 +188,8 @@ def _swirl_bank() -> npt.NDArray[np.float32]:
     warp2 = cv2.resize(small2, (n, n), interpolation=cv2.INTER_CUBIC)
     ys, xs = np.mgrid[0:n, 0:n].astype(np.float32)
     veins = np.sin(xs / 9.0 + 4.0 * warp + 2.5 * warp2) * np.cos(ys / 13.0 + 3.0 * warp2)
-    out = np.asarray(np.clip(0.5 + 0.9 * veins, 0.0, 1.0), np.float32)
+    # mostly body, with veins and clouds of the second colour that never quite cover it
+    out = np.asarray(np.clip(1.3 * veins - 0.15, 0.0, 1.0) * 0.85, np.float32)
     out.flags.writeable = False
     return out
 
