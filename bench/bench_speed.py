@@ -1,7 +1,7 @@
 """Reading speed against the classic pipeline, per stage, and per network runtime (on demand).
 
     ./run bench bench_speed [--every N] [--rounds R] [--renders N] [--only SECTION,...]
-    ./run bench bench_speed --check [REV]     # readings identical to REV's (default HEAD)?
+    ./run bench bench_speed --check [REV|DIR]  # readings as REV's (default HEAD), or DIR's?
 
 Everything is timed in one process on one thread (``cv2.setNumThreads(1)``, ONNX Runtime's
 ``intra_op_num_threads=1``, BLAS and OpenMP held to one thread), the compared things
@@ -37,6 +37,7 @@ for _var in ("OMP_NUM_THREADS", "OPENBLAS_NUM_THREADS", "MKL_NUM_THREADS"):
 
 import argparse  # noqa: E402
 import contextlib  # noqa: E402
+import io  # noqa: E402
 import json  # noqa: E402
 import statistics  # noqa: E402
 import subprocess  # noqa: E402
@@ -103,65 +104,31 @@ def one_thread() -> None:
 
 
 class DnnNet:
-    """A network on OpenCV's ``dnn``, read as ``vision.nets`` reads it (classic engine)."""
+    """A network on OpenCV's ``dnn`` (its classic engine, where OpenCV 5 has two: the faster
+    here), run like ``vision.nets.Net``: ``run(*inputs)`` in the model's input order."""
 
     runtime = "cv2.dnn"
 
-    def __init__(self, path: Path) -> None:
+    def __init__(self, path: Path, inputs: Sequence[str]) -> None:
         classic = getattr(cv2.dnn, "ENGINE_CLASSIC", None)
         self.net = (
             cv2.dnn.readNetFromONNX(str(path))
             if classic is None
             else cv2.dnn.readNetFromONNX(str(path), engine=classic)
         )
+        self.inputs = tuple(inputs)
 
-    def __call__(self, feeds: dict[str, F32]) -> F32:
-        for name, blob in feeds.items():
+    def run(self, *blobs: F32) -> F32:
+        for name, blob in zip(self.inputs, blobs, strict=True):
             self.net.setInput(blob, name)
         return np.asarray(self.net.forward(), np.float32)
 
 
-class OrtNet:
-    """The same network on ONNX Runtime, one thread, sequential, all graph optimisations."""
+def ort_net(path: Path) -> Any:
+    """The network as the reader runs it (``vision.nets.Net``: ONNX Runtime, one thread)."""
+    from vision.nets import Net
 
-    runtime = "onnxruntime"
-
-    def __init__(self, path: Path) -> None:
-        import onnxruntime as ort
-
-        so = ort.SessionOptions()
-        so.intra_op_num_threads = 1
-        so.inter_op_num_threads = 1
-        so.execution_mode = ort.ExecutionMode.ORT_SEQUENTIAL
-        so.graph_optimization_level = ort.GraphOptimizationLevel.ORT_ENABLE_ALL
-        self.session = ort.InferenceSession(
-            str(path), sess_options=so, providers=["CPUExecutionProvider"]
-        )
-        self.inputs = [i.name for i in self.session.get_inputs()]
-
-    def __call__(self, feeds: dict[str, F32]) -> F32:
-        if "" in feeds:  # the single input, unnamed
-            feeds = {self.inputs[0]: feeds[""]}
-        return np.asarray(self.session.run(None, feeds)[0], np.float32)
-
-
-class AsDnn:
-    """A runtime net dressed as a ``cv2.dnn.Net`` (``setInput`` / ``forward``), so that it can
-    stand in for one inside ``vision`` whichever runtime ``vision.nets`` uses."""
-
-    def __init__(self, net: DnnNet | OrtNet) -> None:
-        self.inner = net
-        self.feeds: dict[str, F32] = {}
-
-    def setInput(self, blob: F32, name: str = "") -> None:  # noqa: N802 (cv2's name)
-        self.feeds[name] = blob
-
-    def forward(self) -> F32:
-        feeds, self.feeds = self.feeds, {}
-        return self.inner(feeds)
-
-    def run(self, feeds: dict[str, F32]) -> F32:
-        return self.inner(feeds)
+    return Net(path)
 
 
 # --------------------------------------------------------------------------- stage clock
@@ -174,7 +141,7 @@ class Clock:
 
     spent: dict[str, float] = field(default_factory=lambda: defaultdict(float))
     stage: str | None = None
-    calls: list[tuple[str, dict[str, F32]]] | None = None  # record network inputs when a list
+    calls: list[tuple[str, list[F32]]] | None = None  # record network inputs when a list
 
     def wrap(self, name: str, fn: Callable[..., Any]) -> Callable[..., Any]:
         def timed(*a: Any, **k: Any) -> Any:
@@ -191,23 +158,26 @@ class Clock:
         return timed
 
     def net(self, which: str, net: Any) -> Any:
+        """``net`` (anything with ``run(*inputs)``) timed, as ``vision`` calls a network:
+        ``run`` (the flags) or, through ``vision.nets.run``, ``setInput`` / ``forward``."""
         clock = self
 
         class Timed:
             def __init__(self) -> None:
-                self.feeds: dict[str, F32] = {}
+                self.blobs: list[F32] = []
 
-            def setInput(self, blob: F32, name: str = "") -> None:  # noqa: N802
-                self.feeds[name] = blob
+            def setInput(self, blob: F32, name: str = "") -> None:  # noqa: N802 (cv2's)
+                self.blobs.append(blob)
 
             def forward(self) -> F32:
-                feeds, self.feeds = self.feeds, {}
+                blobs, self.blobs = self.blobs, []
+                return self.run(*blobs)
+
+            def run(self, *blobs: F32) -> F32:
                 if clock.calls is not None:
-                    clock.calls.append((which, {k: v.copy() for k, v in feeds.items()}))
+                    clock.calls.append((which, [b.copy() for b in blobs]))
                 t = time.thread_time()
-                for name, blob in feeds.items():
-                    net.setInput(blob, name)
-                out = np.asarray(net.forward(), np.float32)
+                out: F32 = net.run(*blobs)
                 clock.spent[f"{clock.stage or which} net"] += time.thread_time() - t
                 return out
 
@@ -217,7 +187,7 @@ class Clock:
 @contextlib.contextmanager
 def instrumented(clock: Clock, nets: dict[str, Any] | None = None) -> Iterator[None]:
     """``read_roll`` with its stages charged to ``clock`` and, with ``nets``, its three
-    networks swapped for those (``AsDnn`` objects: the runtime comparison)."""
+    networks swapped for those (anything with ``run(*inputs)``: the runtime comparison)."""
     import vision.detect as detect
     import vision.flags as flags
     import vision.nets as vnets
@@ -346,9 +316,10 @@ def section_runtimes(photos: list[tuple[str, Path, np.ndarray]], rounds: int) ->
         "value": vnets.MODELS_DIR / vnets.VALUE_FILE,
         "flags": flags.MODEL_PATH,
     }
-    runtimes: dict[str, dict[str, DnnNet | OrtNet]] = {
-        "cv2.dnn": {k: DnnNet(p) for k, p in paths.items()},
-        "onnxruntime": {k: OrtNet(p) for k, p in paths.items()},
+    ort = {k: ort_net(p) for k, p in paths.items()}
+    runtimes: dict[str, dict[str, Any]] = {
+        "cv2.dnn": {k: DnnNet(p, ort[k].inputs) for k, p in paths.items()},
+        "onnxruntime": ort,
     }
     # the inputs read_roll gives each network on these photos
     clock = Clock(calls=[])
@@ -361,18 +332,18 @@ def section_runtimes(photos: list[tuple[str, Path, np.ndarray]], rounds: int) ->
         f"{__import__('onnxruntime').__version__}, NumPy {np.__version__}, "
         f"Python {sys.version.split()[0]}: {len(calls)} calls from {len(photos)} photos"
     )
-    for which, feeds in calls[:20]:  # warm both
+    for which, blobs in calls[:20]:  # warm both
         for rt in runtimes.values():
-            rt[which](feeds)
+            rt[which].run(*blobs)
     per: dict[str, dict[str, list[float]]] = {w: defaultdict(list) for w in paths}
     worst = 0.0
     for r in range(rounds):
-        for j, (which, feeds) in enumerate(calls):
+        for j, (which, blobs) in enumerate(calls):
             names = list(runtimes) if (j + r) % 2 == 0 else list(reversed(runtimes))
             outs = {}
             for name in names:
                 t = time.thread_time()
-                outs[name] = runtimes[name][which](feeds)
+                outs[name] = runtimes[name][which].run(*blobs)
                 per[which][name].append(time.thread_time() - t)
             worst = max(worst, float(np.abs(outs["cv2.dnn"] - outs["onnxruntime"]).max()))
     for which in paths:
@@ -387,12 +358,11 @@ def section_runtimes(photos: list[tuple[str, Path, np.ndarray]], rounds: int) ->
     print(f"  largest output difference between the runtimes: {worst:.2e}")
     # end to end, interleaved photo by photo
     e2e: dict[str, list[list[float]]] = {k: [[] for _ in photos] for k in runtimes}
-    swapped = {k: {w: AsDnn(n) for w, n in v.items()} for k, v in runtimes.items()}
     for r in range(rounds):
         for i, (_, _, image) in enumerate(photos):
             names = list(runtimes) if (i + r) % 2 == 0 else list(reversed(runtimes))
             for name in names:
-                with instrumented(Clock(), swapped[name]):
+                with instrumented(Clock(), runtimes[name]):
                     c, _ = timed(read_roll, image)
                 e2e[name][i].append(c)
     d = [med(t) for t in e2e["cv2.dnn"]]
@@ -401,6 +371,68 @@ def section_runtimes(photos: list[tuple[str, Path, np.ndarray]], rounds: int) ->
         f"  read_roll end to end: dnn {ms(med(d))}  ort {ms(med(o))}  ort/dnn median per "
         f"photo {med([b / a for a, b in zip(d, o, strict=True)]):.2f}"
     )
+
+
+# --------------------------------------------------------------------------- die size
+
+
+SIZE_WIDTHS = (160, 192, 224, 256, 288, 320, 384, 448, 512, 640, 800)
+"""Capture widths (4:3) the same scenes are rendered at: flat 16 mm dice come out 7-50 px."""
+
+
+def section_size(n_scenes: int) -> None:
+    """How well ``read_roll`` reads dice of each size in px, as the camera's capture size sets
+    it: the same ``vision.synth`` scenes (flat 16 mm dice on the pad, clean and degraded)
+    rendered at every width of ``SIZE_WIDTHS`` (a smaller capture of the same view: the dice
+    take the same share of the frame, fewer pixels). A die is read right when a detection
+    within half a side of it has its value; the figures per bin of true side px and the time
+    per frame. ``dicepad calibrate`` warns under the size where they fall."""
+    from vision import synth
+    from vision.detect import read_roll
+
+    bins = (6, 10, 12, 14, 16, 18, 20, 22, 24, 28, 32, 40, 56)
+    right: dict[int, int] = defaultdict(int)
+    total: dict[int, int] = defaultdict(int)
+    asked: dict[int, int] = defaultdict(int)
+    wrong: dict[int, int] = defaultdict(int)
+    spent: dict[int, list[float]] = defaultdict(list)
+    for i in range(n_scenes):
+        rng = np.random.default_rng(5000 + i)
+        scene = synth.random_scene(rng, n_dice=int(rng.integers(3, 7)), die_mm=16.0)
+        scene = synth.random_scene(
+            rng, n_dice=len(scene.dice), die_mm=16.0, look=scene, degrade=bool(i % 2)
+        )
+        for width in SIZE_WIDTHS:
+            shot = synth.render(scene, size=(width, width * 3 // 4), rng=np.random.default_rng(i))
+            t = time.thread_time()
+            dice = read_roll(shot.image).dice
+            spent[width].append(time.thread_time() - t)
+            for truth in shot.truth.dice:
+                if truth.cocked or truth.stacked or not truth.on_pad or truth.visible < 0.9:
+                    continue
+                b = max(k for k in range(len(bins) - 1) if truth.size_px >= bins[k] or k == 0)
+                total[b] += 1
+                near = [
+                    d
+                    for d in dice
+                    if np.hypot(*np.subtract(d.center_xy, truth.center_xy)) < truth.size_px / 2
+                ]
+                if any(d.value == truth.value for d in near):
+                    right[b] += 1
+                elif any(d.value is not None for d in near):
+                    wrong[b] += 1
+                elif near:
+                    asked[b] += 1
+    print(f"\n== dice read by size in px: {n_scenes} scenes x {len(SIZE_WIDTHS)} capture widths")
+    for b in sorted(total):
+        n = total[b]
+        print(
+            f"  {bins[b]:3d}-{bins[b + 1]:3d} px  {n:4d} dice  right {right[b] / n:6.1%}  "
+            f"wrong {wrong[b] / n:5.1%}  asked {asked[b] / n:5.1%}  "
+            f"missed {(n - right[b] - wrong[b] - asked[b]) / n:5.1%}"
+        )
+    for width in SIZE_WIDTHS:
+        print(f"  capture {width}x{width * 3 // 4}: read_roll {ms(med(spent[width]))} a frame")
 
 
 # --------------------------------------------------------------------------- check
@@ -436,14 +468,18 @@ def readings(tree: Path, frames: Sequence[Path]) -> list[Any]:
 
 
 def check(rev: str, photos: list[tuple[str, Path]], n_renders: int) -> int:
+    """Readings of this tree against those of ``rev``: a git revision of this checkout, or a
+    folder holding another tree's ``vision/``."""
     with tempfile.TemporaryDirectory() as tmp:
-        old = Path(tmp) / "old"
-        old.mkdir()
-        archive = subprocess.run(
-            ["git", "archive", rev, "vision"], cwd=REPO, capture_output=True, check=True
-        ).stdout
-        with tarfile.open(fileobj=__import__("io").BytesIO(archive)) as tar:
-            tar.extractall(old, filter="data")
+        old = Path(rev)
+        if not (old / "vision").is_dir():
+            old = Path(tmp) / "old"
+            old.mkdir()
+            archive = subprocess.run(
+                ["git", "archive", rev, "vision"], cwd=REPO, capture_output=True, check=True
+            ).stdout
+            with tarfile.open(fileobj=io.BytesIO(archive)) as tar:
+                tar.extractall(old, filter="data")
         frames = [p for _, p in photos]
         for i, image in enumerate(renders(n_renders)):
             frames.append(Path(tmp) / f"render{i}.npy")
@@ -483,7 +519,10 @@ def main(argv: Sequence[str] | None = None) -> int:
     ap.add_argument("--every", type=int, default=4, help="every N-th DEV photo (default 4)")
     ap.add_argument("--rounds", type=int, default=3, help="times per photo (default 3)")
     ap.add_argument("--renders", type=int, default=60, help="renders for --check (default 60)")
-    ap.add_argument("--only", default="classic,runtimes", help="sections, comma-separated")
+    ap.add_argument("--scenes", type=int, default=60, help="scenes for the size section")
+    ap.add_argument(
+        "--only", default="classic,runtimes", help="sections, comma-separated (and: size)"
+    )
     ap.add_argument(
         "--check", nargs="?", const="HEAD", metavar="REV", help="compare readings with REV's"
     )
@@ -504,6 +543,8 @@ def main(argv: Sequence[str] | None = None) -> int:
         section_classic(photos, args.rounds)
     if "runtimes" in only:
         section_runtimes(photos, args.rounds)
+    if "size" in only:
+        section_size(args.scenes)
     return 0
 
 

@@ -117,3 +117,33 @@ def test_the_pi_gets_an_onnxruntime_the_project_accepts(codename: str) -> None:
     ours = {Requirement(t).name: Requirement(t) for t in data["project"]["dependencies"]}
     version = ONNXRUNTIME_PIN.split("==")[1]
     assert version in ours["onnxruntime"].specifier
+
+
+@pytest.mark.parametrize(
+    ("shape", "n"), [((320, 320, 3), 1), ((240, 320, 3), 1), ((32, 32, 3), 1), ((32, 32, 3), 7)]
+)
+def test_to_blob_is_bit_for_bit_opencvs_blob(shape: tuple[int, int, int], n: int) -> None:
+    """The blob is built with NumPy (faster); the networks were trained and checked on
+    ``cv2.dnn.blobFromImages``'s numbers, so they must be the very same floats, every pixel
+    value included."""
+    rng = np.random.default_rng(n)
+    images = [rng.integers(0, 256, shape, dtype=np.uint8) for _ in range(n)]
+    images[0][0, : min(256, shape[1])] = np.arange(min(256, shape[1]))[:, None]
+    expected = cv2.dnn.blobFromImages(
+        images, 1.0 / 255.0, mean=(127.5, 127.5, 127.5), swapRB=False, crop=False
+    )
+    blob = to_blob(images)
+    assert blob.dtype == np.float32
+    assert blob.flags.c_contiguous
+    assert np.array_equal(blob, expected)
+    turned = [np.rot90(im) for im in images]  # views, not contiguous: classify's quarter turns
+    assert np.array_equal(
+        to_blob(turned),
+        cv2.dnn.blobFromImages(
+            [np.ascontiguousarray(t) for t in turned],
+            1.0 / 255.0,
+            mean=(127.5, 127.5, 127.5),
+            swapRB=False,
+            crop=False,
+        ),
+    )
