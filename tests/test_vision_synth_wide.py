@@ -161,10 +161,12 @@ def test_other_frame_sizes() -> None:
 @pytest.mark.slow
 def test_the_shipped_reader_reads_plain_wide_dice() -> None:
     """The renders are dice, not noise: the shipped reader (trained on two photo sets and the
-    old renders) reads most flat, opaque, fully visible dice of wide scenes seen at up to 20
-    degrees. Measured 74.6 % right on 30 scenes (seeds 5000-5029) when this was written; the
-    bound is loose on purpose -- the wide domain is meant to be harder than what it learnt."""
-    right = total = 0
+    old renders) finds most flat, opaque, fully visible dice of wide scenes seen at up to 20
+    degrees, and reads most of those it answers for right. Measured on 60 scenes (seeds
+    5000-5059) when this was written: 84 % found, 60 % read right, 5 % wrong, 20 % asked
+    (74.6 % right, 0 % asked, with the reader before its confidence was raised). The bounds
+    are loose on purpose: the wide domain is meant to be harder than what it learnt."""
+    found = right = wrong = total = 0
     for seed in range(5000, 5012):
         rng = np.random.default_rng(seed)
         scene = synth.wide_scene(rng, finishes=("opaque",), max_camera_tilt_deg=20, cocked=0.0)
@@ -177,6 +179,10 @@ def test_the_shipped_reader_reads_plain_wide_dice() -> None:
             near = [
                 r for r in reading.dice if math.dist(r.center_xy, d.center_xy) < 0.5 * d.size_px
             ]
+            found += bool(near)
             right += any(r.value == d.value for r in near)
+            wrong += any(r.value not in (None, d.value) for r in near)
     assert total >= 30
-    assert right / total >= 0.5
+    assert found / total >= 0.6
+    assert right / total >= 0.35
+    assert wrong / total <= 0.2
