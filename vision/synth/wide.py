@@ -58,7 +58,9 @@ class WideDie:
 class WideScene:
     """A table from the wide domain. ``ambient`` is the light that is not the lamps (and lights
     shadows); ``defocus`` the blur (px sigma) of what lies ``focus_mm`` off the focal plane,
-    growing with the distance; ``degrade`` the camera faults applied last."""
+    growing with the distance; ``white_balance`` the camera's colour error (BGR gains, a
+    tungsten bar is orange); ``vignette`` the darkening of the frame's corners; ``degrade``
+    the camera faults applied last."""
 
     dice: tuple[WideDie, ...]
     view: View
@@ -72,6 +74,8 @@ class WideScene:
     focus_mm: float = 100.0
     focus_at_mm: float = 400.0
     degrade: Degrade = _NO_FAULTS
+    white_balance: tuple[float, float, float] = (1.0, 1.0, 1.0)
+    vignette: float = 0.0
 
 
 def _die_px(spec: DieSpec, proj: _ViewProjector) -> tuple[float, np.ndarray]:
@@ -209,6 +213,8 @@ def wide_scene(
         )
         tdir = float(rng.uniform(0, 360))
         style = DieStyle(look.name, look.body, look.pips, look.see_through)
+        cut = rng.random() < 0.12  # at the frame's edge, partly out of the picture
+        edge = 0.0 if cut else 0.04
         for _try in range(60):
             if dice and rng.random() < 0.3:  # beside another die, as thrown dice come to rest
                 near = dice[int(rng.integers(len(dice)))].spec
@@ -217,7 +223,9 @@ def wide_scene(
                 xy = (near.xy_mm[0] + dist * math.cos(ang), near.xy_mm[1] + dist * math.sin(ang))
             else:
                 p = proj.to_plane(
-                    rng.uniform(0.04 * w, 0.96 * w), rng.uniform(0.04 * h, 0.96 * h), die_mm
+                    rng.uniform(edge * w, (1 - edge) * w),
+                    rng.uniform(edge * h, (1 - edge) * h),
+                    die_mm,
                 )
                 xy = (float(p[0]), float(p[1]))
             spec = DieSpec(value, xy, yaw, tilt, tdir, 0.0, die_mm, style)
@@ -230,7 +238,12 @@ def wide_scene(
             if not MIN_DIE_PX <= px_side <= MAX_DIE_PX:
                 continue
             lo, hi = corners.min(axis=0), corners.max(axis=0)
-            if lo[0] < 0 or lo[1] < 0 or hi[0] > w - 1 or hi[1] > h - 1:
+            if cut:  # its top's centre stays in the frame, a quarter side in
+                u, v = proj(np.array([xy[0], xy[1], die_mm]))
+                m = 0.25 * px_side
+                if not (m <= u <= w - 1 - m and m <= v <= h - 1 - m):
+                    continue
+            elif lo[0] < 0 or lo[1] < 0 or hi[0] > w - 1 or hi[1] > h - 1:
                 continue
             dice.append(WideDie(spec, look))
             break
@@ -265,4 +278,19 @@ def wide_scene(
         focus_mm=float(rng.uniform(0.05, 0.3)) * view.distance_mm,
         focus_at_mm=view.distance_mm * float(rng.uniform(0.85, 1.15)),
         degrade=_random_degrade(rng, 0.06 * die_px),
+        white_balance=_white_balance(rng),
+        vignette=float(rng.choice([0.0, rng.uniform(0.1, 0.45)])),
     )
+
+
+def _white_balance(rng: np.random.Generator) -> tuple[float, float, float]:
+    """Mostly near neutral; a third of bars tungsten-orange, some fluorescent-green or cold."""
+    r = rng.random()
+    base = rng.uniform(0.94, 1.06, 3)
+    if r < 0.3:
+        base *= (rng.uniform(0.6, 0.85), rng.uniform(0.85, 0.97), rng.uniform(1.0, 1.15))
+    elif r < 0.4:
+        base *= (rng.uniform(0.95, 1.05), rng.uniform(1.02, 1.12), rng.uniform(0.85, 0.95))
+    elif r < 0.5:
+        base *= (rng.uniform(1.05, 1.2), 1.0, rng.uniform(0.8, 0.95))
+    return (float(base[0]), float(base[1]), float(base[2]))

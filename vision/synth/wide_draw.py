@@ -17,7 +17,6 @@ import numpy.typing as npt
 
 from vision.reading import Pad
 from vision.synth.degrade import _degrade
-from vision.synth.draw import _glare
 from vision.synth.geometry import (
     _CUBE,
     _D,
@@ -75,6 +74,9 @@ def _light(scene: WideScene, proj: _ViewProjector, poses: list[_Pose]) -> Float:
         for lamp, e in zip(scene.lamps, _irradiance(scene.lamps, ground), strict=True)
     ]
     total = np.array(scene.ambient_colour) * scene.ambient + sum(parts, np.zeros((gh, gw, 3)))
+    if scene.vignette > 0:  # the lens darkens the corners (of the table, the dice too below)
+        r2 = ((us - w / 2) ** 2 + (vs - h / 2) ** 2) / ((w / 2) ** 2 + (h / 2) ** 2)
+        total = total * (1.0 - scene.vignette * r2)[:, :, None]
     light = cv2.resize(total.astype(np.float32), (w, h), interpolation=cv2.INTER_LINEAR)
     solids = [(_CUBE * p.half) @ p.rot.T + p.centre for p in poses] + [
         np.column_stack([footprint_mm(q), np.full(len(footprint_mm(q)), q.height_mm)])
@@ -163,7 +165,23 @@ def _table_glare(img: Image, scene: WideScene, proj: _ViewProjector) -> None:
                 gloss = scene.mat.surface.gloss
         if gloss > 0.02:
             radius = proj.w * (0.04 + 0.1 * lamp.radius_mm / 120)
-            _glare(img, proj(spot[None, :])[0], radius, min(0.9, gloss * lamp.power * 1.5))
+            _spot(img, proj(spot[None, :])[0], radius, min(0.9, gloss * lamp.power * 1.5))
+
+
+def _spot(img: Image, centre: npt.NDArray[np.float64], radius: float, strength: float) -> None:
+    """Add a soft round highlight (a Gaussian, drawn out to 3 sigma so it has no edge)."""
+    h, w = img.shape[:2]
+    r = int(3 * radius) + 1
+    x0, y0 = max(0, int(centre[0]) - r), max(0, int(centre[1]) - r)
+    x1, y1 = min(w, int(centre[0]) + r + 1), min(h, int(centre[1]) + r + 1)
+    if x1 <= x0 or y1 <= y0:
+        return
+    xs = np.arange(x0, x1, dtype=np.float32) - np.float32(centre[0])
+    ys = np.arange(y0, y1, dtype=np.float32) - np.float32(centre[1])
+    k = np.float32(-0.5 / radius**2)
+    blob = np.exp(ys[:, None] ** 2 * k) * np.exp(xs[None, :] ** 2 * k) * np.float32(strength * 255)
+    roi = img[y0:y1, x0:x1].astype(np.float32) + blob[:, :, None]
+    img[y0:y1, x0:x1] = np.clip(roi, 0, 255).astype(np.uint8)
 
 
 @dataclass
@@ -261,7 +279,12 @@ def _draw_die(
         ramp = (xs * math.cos(a) + ys * math.sin(a)) / max(shape)
         field = field * (0.55 + 0.9 * ramp)[:, :, None]
     alpha = look.opacity
-    shades = [_shade(scene, f.centre, f.normal) for f in front]
+    centre = allpts.mean(axis=0)
+    r2 = ((centre[0] - proj.w / 2) ** 2 + (centre[1] - proj.h / 2) ** 2) / (
+        (proj.w / 2) ** 2 + (proj.h / 2) ** 2
+    )
+    vignette = np.float32(1.0 - scene.vignette * r2)  # as the table's light carries it
+    shades = [_shade(scene, f.centre, f.normal) * vignette for f in front]
     if look.finish == "metallic":  # each face mirrors another part of the room
         shades = [
             k * (0.45 + 1.1 * ((look.seed * 7 + f.value * 13) % 17) / 16)
@@ -376,6 +399,12 @@ def _defocus(img: Image, scene: WideScene, proj: _ViewProjector) -> Image:
     return np.asarray(cv2.blendLinear(blurred, img, k, 1.0 - k), np.uint8)
 
 
+def _camera_colour(img: Image, scene: WideScene) -> Image:
+    """The camera's white balance over the whole picture."""
+    wb = np.array([*scene.white_balance, 0.0])
+    return np.asarray(cv2.multiply(img, wb), np.uint8)
+
+
 @functools.lru_cache(maxsize=4)
 def _unit_noise(size: tuple[int, int]) -> Float:
     """Unit sensor noise, partly shared by the three channels (as a Bayer sensor's is); frames
@@ -421,6 +450,8 @@ def render_wide(
     for i in order:
         _draw_die(img, ids, i, scene.dice[i], scene, proj)
     img = _defocus(img, scene, proj)
+    if scene.white_balance != (1.0, 1.0, 1.0):
+        img = _camera_colour(img, scene)
     img = _degrade(img, replace(scene.degrade, noise_sigma=0.0), rng)
     img = _sensor_noise(img, scene.degrade.noise_sigma, rng)
     counts = np.bincount(ids.ravel(), minlength=256)
