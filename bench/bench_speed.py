@@ -396,6 +396,7 @@ def section_size(n_scenes: int) -> None:
     asked: dict[int, int] = defaultdict(int)
     wrong: dict[int, int] = defaultdict(int)
     spent: dict[int, list[float]] = defaultdict(list)
+    measured: list[float] = []  # the reader's size_px over the true side, dice read right
     for i in range(n_scenes):
         rng = np.random.default_rng(5000 + i)
         scene = synth.random_scene(rng, n_dice=int(rng.integers(3, 7)), die_mm=16.0)
@@ -419,6 +420,7 @@ def section_size(n_scenes: int) -> None:
                 ]
                 if any(d.value == truth.value for d in near):
                     right[b] += 1
+                    measured.append(near[0].size_px / truth.size_px)
                 elif any(d.value is not None for d in near):
                     wrong[b] += 1
                 elif near:
@@ -431,6 +433,11 @@ def section_size(n_scenes: int) -> None:
             f"wrong {wrong[b] / n:5.1%}  asked {asked[b] / n:5.1%}  "
             f"missed {(n - right[b] - wrong[b] - asked[b]) / n:5.1%}"
         )
+    q = np.percentile(measured, [10, 50, 90])
+    print(
+        f"  the reader's size_px over the true side: median {q[1]:.2f} (p10 {q[0]:.2f}, "
+        f"p90 {q[2]:.2f})"
+    )
     for width in SIZE_WIDTHS:
         print(f"  capture {width}x{width * 3 // 4}: read_roll {ms(med(spent[width]))} a frame")
 
