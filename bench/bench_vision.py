@@ -3,7 +3,18 @@
     .venv/bin/python bench/bench_vision.py [--datasets DIR] [--models DIR] [--fold I/K] [--limit N]
         [--wrong] [--errors DIR] [--set NAME=VALUE ...]
 
-Per data set: dice found / missed / extra, per-die value accuracy, exact-roll rate (every die
+Per data set, what a bar feels, never one accuracy that lumps asking with error:
+
+- per die: **right**, **wrong** (a value given, not the truth), **asked** (``value`` None: the
+  phone asks, one tap), **missed** (no detection), and **extra** detections;
+- per photo, as the pad acts with the dice count known: **exact** (the values read are the
+  roll), **asked** (the count differs, or a die is asked about), **silently wrong** (the count
+  is right, nothing asked, and the values are not the roll: scored without a word);
+- the risk-coverage curve of the confidence: the share of dice given a value and the share of
+  those wrong, at each confidence floor (``--curve``: read with every die given a value and
+  no second opinion, to see the network's confidence alone);
+
+then the older figures: per-die value accuracy, exact-roll rate (every die
 found and right, nothing extra), a confusion matrix of values (rows = truth, columns = read,
 "-" = missed or unreadable) and median / 90th-percentile ms per frame on one core (the CPU
 time of the reading thread with OpenCV held to that thread, so that other loads on a shared
@@ -44,6 +55,7 @@ from vision.reading import DieReading  # noqa: E402
 DATASETS = ("nellbyler_d6", "matteop65_d6")
 MATCH_FRACTION = 0.6
 MIN_MATCH_PX = {"matteop65_d6": 30.0}
+CURVE_FLOORS = (0.0, 0.35, 0.5, 0.7, 0.8, 0.9, 0.95, 0.98, 0.99)
 
 DISPUTED_LABELS: dict[tuple[str, str, tuple[int, int]], int] = {
     # (data set, photo, label box's rounded x, y) -> the value the photo plainly shows. The same
@@ -132,6 +144,13 @@ class Score:
     confusion: dict[tuple[int, int | None], int] = field(default_factory=dict)
     wrong_images: list[str] = field(default_factory=list)
     wrong_dice: list[tuple[Path, LabelledDie, int | None]] = field(default_factory=list)
+    wrong: int = 0  # dice given a value that is not the label
+    asked: int = 0  # dice found and asked about (value None)
+    photo_exact: int = 0
+    photo_asked: int = 0
+    photo_silent: int = 0
+    silent_images: list[str] = field(default_factory=list)
+    given: list[tuple[float, bool]] = field(default_factory=list)  # (confidence, right)
 
     def add(self, image: LabelledImage, dice: Sequence[DieReading], ms: float) -> None:
         pairs, extra = match(image, dice)
@@ -153,10 +172,38 @@ class Score:
                 self.wrong_dice.append((image.path, label, read))
             key = (label.value, read)
             self.confusion[key] = self.confusion.get(key, 0) + 1
+            if die is not None and read is None:
+                self.asked += 1
+            elif die is not None:
+                self.wrong += read != label.value
+                self.given.append((die.confidence, read == label.value))
         self.exact += all_right
         self.exact_shown += all_shown
         if not all_right:
             self.wrong_images.append(image.name)
+        self._as_the_pad(image, dice)
+
+    def _as_the_pad(self, image: LabelledImage, dice: Sequence[DieReading]) -> None:
+        """Score the photo as the pad acts: it knows how many dice were thrown, so a miscount
+        is a question; with the count right and every die read, the roll is scored."""
+        if len(dice) != len(image.dice) or any(d.value is None for d in dice):
+            self.photo_asked += 1
+        elif sorted(d.value or 0 for d in dice) == sorted(lab.value for lab in image.dice):
+            self.photo_exact += 1
+        else:
+            self.photo_silent += 1
+            self.silent_images.append(image.name)
+
+    def curve(self, floors: Sequence[float] = CURVE_FLOORS) -> list[tuple[float, float, float]]:
+        """(floor, coverage, risk) per confidence floor: the share of the dice given a value
+        that reach it, and the share of those that are wrong."""
+        out = []
+        for floor in floors:
+            kept = [ok for c, ok in self.given if c >= floor]
+            coverage = len(kept) / max(1, len(self.given))
+            risk = (len(kept) - sum(kept)) / max(1, len(kept))
+            out.append((floor, coverage, risk))
+        return out
 
     def summary(self) -> dict[str, float | int]:
         ms = sorted(self.ms) or [0.0]
@@ -168,6 +215,12 @@ class Score:
             "extra": self.extra,
             "value_accuracy": self.right / max(1, self.labelled),
             "exact_roll_rate": self.exact / max(1, self.images),
+            "right": self.right,
+            "wrong": self.wrong,
+            "asked": self.asked,
+            "photo_exact": self.photo_exact,
+            "photo_asked": self.photo_asked,
+            "photo_silent": self.photo_silent,
             "median_ms": statistics.median(ms),
             "p90_ms": ms[min(len(ms) - 1, int(0.9 * len(ms)))],
         }
@@ -230,6 +283,24 @@ def report(
     for name, score in scores.items():
         s = score.summary()
         print(f"== {name}")
+        n, m = max(1, s["dice"]), max(1, s["images"])
+        print(
+            f"per die ({s['dice']}): right {100 * s['right'] / n:.2f} %  wrong"
+            f" {100 * s['wrong'] / n:.2f} %  asked {100 * s['asked'] / n:.2f} %  missed"
+            f" {100 * s['missed'] / n:.2f} %  ({s['wrong']} wrong, {s['asked']} asked,"
+            f" {s['missed']} missed; {s['extra']} extra detections)"
+        )
+        print(
+            f"per photo ({s['images']}), the dice count known: exact"
+            f" {100 * s['photo_exact'] / m:.2f} %  asked {100 * s['photo_asked'] / m:.2f} %"
+            f"  silently wrong {100 * s['photo_silent'] / m:.2f} % ({s['photo_silent']})"
+        )
+        print(
+            "risk-coverage (floor: share given, share of those wrong): "
+            + "  ".join(f"{f:.2f}: {100 * c:.1f}/{100 * r:.2f}" for f, c, r in score.curve())
+        )
+        if show_wrong and score.silent_images:
+            print("silently wrong:", " ".join(score.silent_images))
         print(
             f"images {s['images']}  dice {s['dice']}  found {s['found']}  missed {s['missed']}"
             f"  extra {s['extra']}"
@@ -327,6 +398,16 @@ def main(argv: Sequence[str] | None = None) -> int:
     )
     ap.add_argument("--threads", type=int, default=1, help="OpenCV threads (default 1)")
     ap.add_argument(
+        "--curve",
+        action="store_true",
+        help="give every die a value, no second opinion: the network's risk-coverage curve",
+    )
+    ap.add_argument(
+        "--sources",
+        default=",".join(DATASETS),
+        help="photo sources to score, comma-separated (leave-one-source-out: the held-out one)",
+    )
+    ap.add_argument(
         "--set",
         action="append",
         default=[],
@@ -335,9 +416,15 @@ def main(argv: Sequence[str] | None = None) -> int:
     )
     args = ap.parse_args(argv)
     cv2.setNumThreads(args.threads)  # with 1, all work runs on this thread: thread_time is fair
-    params = DetectorParams(models_dir=args.models, **parse_overrides(args.set))
+    overrides = parse_overrides(args.set)
+    if args.curve:
+        overrides |= {"min_value_confidence": 0.0, "agreed_value_confidence": 0.0}
+        overrides |= {"pip_count": False}
+    params = DetectorParams(models_dir=args.models, **overrides)
     images: list[LabelledImage] = []
-    for name in DATASETS:
+    for name in (s for s in args.sources.split(",") if s):
+        if name not in DATASETS:
+            raise SystemExit(f"--sources: no data set {name!r} (one of {', '.join(DATASETS)})")
         subset = in_fold(load_dataset(args.datasets, name), parse_fold(args.fold))
         images += subset[: args.limit] if args.limit else subset
     first = cv2.imread(str(images[0].path))

@@ -121,9 +121,9 @@ def test_the_camera_view_picks_the_flags_operating_points(
     for view in ("overhead", "slanted"):
         assert main(["detect", "--json", "--view", view, str(path)]) == 0
         (die,) = json.loads(capsys.readouterr().out)["dice"]
-        flags[view] = set(die["flags"])
+        flags[view] = set(die["flags"]) - {"unreadable"}  # a leaning die may be asked about
         (read,) = vision_reader(view=view)(shot.image, None).dice
-        assert {f.value for f in read.flags} == flags[view]
+        assert {f.value for f in read.flags} - {"unreadable"} == flags[view]
     assert flags["overhead"] == {"cocked"}
     assert flags["slanted"] == set()
     assert flags_for_view("slanted") is CAMERA_VIEWS["slanted"]

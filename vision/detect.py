@@ -22,8 +22,10 @@ from vision.flags import DieView, judge
 from vision.locate import Candidate, locate
 from vision.nets import U8, Nets, load_nets
 from vision.params import DetectorParams
+from vision.pipcount import count_pips
 from vision.reading import DieFlag, DieReading, FaceSize, Pad, Reading
 from vision.relook import recentred, undersized, unsure_ones
+from vision.trust import verdict
 
 _DEFAULT = DetectorParams()
 
@@ -80,15 +82,25 @@ def read_roll(
         dice = _without_pips_of_other_dice(dice, params.pip_reach)
     readings = []
     for die in dice:
-        value = die.guess.value if die.guess.probability >= params.min_value_confidence else None
+        count = (
+            count_pips(image, die.candidate.center_xy, die.side_px, die.angle_deg)
+            if params.pip_count
+            else None
+        )
+        told = verdict(
+            die.guess,
+            count,
+            alone=params.min_value_confidence,
+            agreed=params.agreed_value_confidence,
+        )
         reading = DieReading(
-            value=value,
+            value=told.value,
             center_xy=die.candidate.center_xy,
             corners_xy=die.corners_xy,
             size_px=die.side_px,
             colour=body_colour(die.patch),
             confidence=die.guess.probability * (1.0 - die.guess.not_die),
-            candidates=die.guess.candidates,
+            candidates=told.candidates,
         )
         readings.append(reading)
     marks = _judge_flags(image, dice, readings, pad, params)
@@ -236,7 +248,11 @@ def _judge_flags(
     ``vision.flags``, all dice of the frame in one batched pass), how sure each COCKED /
     STACKED is, and the top face as the flags measured it from its pips, if they did."""
     views = [DieView(d.candidate.center_xy, d.side_px, d.angle_deg) for d in dice]
-    values = [r.value for r in readings]
+    # the pips' layout the flags measure is the network's best guess, given or asked: a tilted
+    # die is often one the reader asks about, and its squeezed layout is what shows the tilt
+    values = [
+        d.guess.value if d.guess.probability >= params.layout_confidence else None for d in dice
+    ]
     judged = judge(
         frame,
         views,

@@ -142,9 +142,25 @@ class DetectorParams:
     miscounted only because the reader missed a die (98.1 -> 97.2 %). Loosening
     ``reject_not_die`` itself to 0.4 cost a matteop65_d6 die and added an extra instead."""
 
-    min_value_confidence: float = 0.35
-    """Below this value probability (0-1) the die is reported with ``value=None`` and
-    ``UNREADABLE`` rather than guessed."""
+    min_value_confidence: float = 0.9
+    """A die whose pips could not be counted cleanly is given a value only when the value
+    network's confidence (its value's probability times that of a die, 0-1) reaches this;
+    else it is asked about: ``value=None``, ``UNREADABLE``, and its ``candidates``
+    (``vision.trust``). A round number set before the leave-one-source-out runs, not fitted
+    to any photo (``bench/bench_vision.py`` prints the risk-coverage curve)."""
+
+    agreed_value_confidence: float = 0.5
+    """A die whose pips counted cleanly agree with the value network is given a value from
+    this confidence (0-1): two opinions that fail differently, agreeing."""
+
+    layout_confidence: float = 0.35
+    """The flags measure a die's pips in the layout of the value network's best guess when
+    its probability reaches this (0-1), whether or not the value is given: a guess this sure
+    is right far more often than not, and a wrong layout only fails to fit."""
+
+    pip_count: bool = True
+    """Count every die's pips as a second opinion (``vision.pipcount``): a clean count that
+    disagrees with the network asks about the die whatever the network's confidence."""
 
     off_pad_margin_px: float = 0.0
     """A die centre this many px outside a calibrated pad still counts as on it."""
@@ -182,6 +198,8 @@ class DetectorParams:
             "strong_peak_threshold",
             "strong_peak_not_die",
             "min_value_confidence",
+            "agreed_value_confidence",
+            "layout_confidence",
             "value_sure",
             "ones_unsure",
             "relook_accept",

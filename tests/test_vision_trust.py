@@ -1,0 +1,116 @@
+"""The reader asks rather than guess: the pips counted as a second opinion (``vision.pipcount``)
+and the verdict that gives a value or asks (``vision.trust``)."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+from vision_drawing import draw_die, table
+
+from vision.classify import ValueGuess
+from vision.detect import read_roll
+from vision.params import DetectorParams
+from vision.pipcount import PipCount, count_pips
+from vision.reading import DieFlag
+from vision.trust import Why, verdict
+
+COLOURS = [
+    ((235, 235, 235), (20, 20, 20)),  # black on white
+    ((30, 30, 30), (240, 240, 240)),  # white on black
+    ((40, 40, 200), (245, 245, 245)),  # white on red
+    ((60, 150, 40), (40, 220, 240)),  # yellow on green: little luminance contrast
+]
+
+
+@pytest.mark.parametrize(("body", "pip"), COLOURS)
+@pytest.mark.parametrize("value", [1, 2, 3, 4, 5, 6])
+@pytest.mark.parametrize("angle", [0.0, 23.0, -40.0])
+def test_pips_of_a_clean_face_are_counted(
+    body: tuple[int, int, int], pip: tuple[int, int, int], value: int, angle: float
+) -> None:
+    img = table(160, 160, (70, 110, 60))
+    draw_die(img, (80.0, 80.0), 40.0, value, angle_deg=angle, body=body, pip=pip)
+    assert count_pips(img, (81.5, 78.5), 40.0, angle).value == value
+    # the located size and turn are rough: then the count is right or there is none
+    for side, turn in ((34.0, angle + 6.0), (47.0, angle - 5.0)):
+        assert count_pips(img, (81.5, 78.5), side, turn).value in (value, None)
+
+
+def test_a_blank_face_has_no_count() -> None:
+    img = table(160, 160, (70, 110, 60))
+    draw_die(img, (80.0, 80.0), 40.0, 1, body=(200, 200, 200), pip=(200, 200, 200))
+    assert count_pips(img, (80.0, 80.0), 40.0, 0.0).value is None
+
+
+def test_a_face_that_is_no_layout_has_no_count() -> None:
+    """Blobs that are not a face's pips -- a 4 with a pip missing (a chipped die, glare on a
+    pip), a logo's spots, a stray streak -- are not counted as anything."""
+    img = table(160, 160, (70, 110, 60))
+    draw_die(img, (80.0, 80.0), 40.0, 4)
+    img[63:76, 63:76] = 235  # paint out one corner pip: three pips in an L
+    assert count_pips(img, (80.0, 80.0), 40.0, 0.0).value is None
+    streaked = table(160, 160, (70, 110, 60))
+    draw_die(streaked, (80.0, 80.0), 40.0, 2)
+    streaked[70:73, 66:96] = 20  # a dark streak across the face
+    assert count_pips(streaked, (80.0, 80.0), 40.0, 0.0).value is None
+
+
+def _guess(value: int, p: float, not_die: float = 0.0) -> ValueGuess:
+    faces = np.full(6, (1.0 - p) / 5)
+    faces[value - 1] = p
+    return ValueGuess(value, p, not_die, tuple(float(f) for f in faces))
+
+
+def test_a_count_that_disagrees_asks_however_sure_the_network_is() -> None:
+    told = verdict(_guess(5, 0.99), PipCount(4, 4, 90.0), alone=0.9, agreed=0.5)
+    assert told.value is None
+    assert told.why is Why.DISAGREED
+    assert [v for v, _ in told.candidates] == [5, 4]  # the count's value is one tap away
+
+
+def test_a_count_that_agrees_lets_a_less_sure_network_answer() -> None:
+    assert verdict(_guess(3, 0.7), PipCount(3, 3, 90.0), alone=0.9, agreed=0.5).value == 3
+    assert verdict(_guess(3, 0.7), PipCount(None, 0, 5.0), alone=0.9, agreed=0.5).value is None
+    assert verdict(_guess(3, 0.7), None, alone=0.9, agreed=0.5).why is Why.UNSURE
+    alone = verdict(_guess(3, 0.95), None, alone=0.9, agreed=0.5)
+    assert (alone.value, alone.why) == (3, Why.SURE)
+    # "not a die" lowers the confidence: a cut off the die's centre is not a sure read
+    assert verdict(_guess(3, 0.95, not_die=0.3), None, alone=0.9, agreed=0.5).value is None
+
+
+@pytest.mark.parametrize(
+    ("value", "body", "pip", "side", "angle", "misread"),
+    [
+        (6, (88, 215, 148), (130, 172, 130), 25.9, 28.8, 4),  # pale pips on pale green
+        (4, (232, 113, 110), (16, 126, 95), 32.1, -15.9, 2),  # dark green pips on blue
+    ],
+)
+def test_read_roll_asks_about_a_die_whose_pips_contradict_the_network(
+    value: int,
+    body: tuple[int, int, int],
+    pip: tuple[int, int, int],
+    side: float,
+    angle: float,
+    misread: int,
+) -> None:
+    """Low-contrast pips the value network misreads while their count is clean: with every
+    confidence floor at 0 the network's number is given unasked, and the second opinion alone
+    makes the reader ask, with the truth one tap away."""
+    img = table(200, 200, (70, 110, 60))
+    draw_die(img, (100.0, 100.0), side, value, angle_deg=angle, body=body, pip=pip)
+    floors = {"min_value_confidence": 0.0, "agreed_value_confidence": 0.0}
+    (alone,) = read_roll(img, params=DetectorParams(pip_count=False, **floors)).dice
+    assert alone.value == misread
+    (asked,) = read_roll(img, params=DetectorParams(**floors)).dice
+    assert asked.value is None
+    assert DieFlag.UNREADABLE in asked.flags
+    assert [v for v, _ in asked.candidates] == [misread, value]
+
+
+def test_candidates_are_in_the_json_of_every_die() -> None:
+    img = table(320, 240, (70, 110, 60))
+    draw_die(img, (160.0, 120.0), 44.0, 6)
+    (die,) = read_roll(img).dice
+    obj = die.to_json()
+    assert obj["candidates"][0][0] == die.value == 6
+    assert 0.0 < obj["candidates"][0][1] <= 1.0

@@ -1,0 +1,74 @@
+"""When to give a die's value and when to ask: the reader never scores a number it doubts.
+
+Why: at a bar a wrong number scored without a word is the worst failure there is (nobody
+checks a roll the scoreboard took), while a die the reader asks about costs one tap on the
+phone. The value network alone is sure of itself on dice unlike its training photos, so its
+confidence is not enough: a second opinion that fails differently -- the pips counted on the
+squared-up face (``vision.pipcount``) -- must not contradict it. A die gets a value when
+
+- its pips counted agree with the network, and the network's confidence is at least
+  ``DetectorParams.agreed_value_confidence`` (not for a 1: one round blob is the layout a
+  pip of a die taken for a die also has, so a 1 must be sure on the network's word); or
+- its pips could not be counted cleanly (glare, a logo, marbling, blur), and the network's
+  confidence alone reaches ``DetectorParams.min_value_confidence``.
+
+A clean count that disagrees always asks, whatever the network says; its value is then among
+the die's ``candidates`` for the one-tap answer.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from enum import StrEnum
+
+from vision.classify import ValueGuess
+from vision.pipcount import PipCount
+
+
+class Why(StrEnum):
+    """Why a die was given a value, or asked about."""
+
+    AGREED = "agreed"  # the network and the pip count say the same
+    SURE = "sure"  # no clean count; the network is sure enough alone
+    DISAGREED = "disagreed"  # a clean pip count contradicts the network: asked
+    UNSURE = "unsure"  # the network is not sure enough: asked
+
+
+@dataclass(frozen=True)
+class Verdict:
+    value: int | None  # None: ask
+    candidates: tuple[tuple[int, float], ...]  # the one-tap answers, best first
+    why: Why
+
+
+def verdict(
+    guess: ValueGuess,
+    count: PipCount | None,
+    *,
+    alone: float,
+    agreed: float,
+) -> Verdict:
+    """The value to report for a die the network read as ``guess`` and whose pips were counted
+    as ``count`` (None: not counted), with the confidence floors ``alone`` (no clean count)
+    and ``agreed`` (a clean count agrees)."""
+    confidence = guess.probability * (1.0 - guess.not_die)
+    candidates = guess.candidates
+    counted = None if count is None else count.value
+    if counted is not None and counted != guess.value:
+        return Verdict(None, _with(candidates, counted, guess), Why.DISAGREED)
+    if counted is not None and counted > 1 and confidence >= agreed:
+        return Verdict(guess.value, candidates, Why.AGREED)
+    if (counted is None or counted == 1) and confidence >= alone:
+        return Verdict(guess.value, candidates, Why.SURE)
+    return Verdict(None, candidates, Why.UNSURE)
+
+
+def _with(
+    candidates: tuple[tuple[int, float], ...], value: int, guess: ValueGuess
+) -> tuple[tuple[int, float], ...]:
+    """``candidates`` with ``value`` (the pips' count) among the two offered: the network's
+    best and the count's, the count's probability as the network gives it."""
+    if any(v == value for v, _ in candidates):
+        return candidates
+    p = guess.faces[value - 1] if len(guess.faces) == 6 else 0.0
+    return (candidates[0], (value, float(p)))
