@@ -194,6 +194,7 @@ def wide_scene(
     if n < 0:
         raise ValueError("n_dice must be >= 0")
     dice: list[WideDie] = []
+    die_px = view.focal_frac * w * die_mm / view.distance_mm  # a die's side at the target
     for _ in range(n):
         if mode < 0.45:
             look = sets[0]
@@ -214,7 +215,6 @@ def wide_scene(
         tdir = float(rng.uniform(0, 360))
         style = DieStyle(look.name, look.body, look.pips, look.see_through)
         cut = rng.random() < 0.12  # at the frame's edge, partly out of the picture
-        edge = 0.0 if cut else 0.04
         for _try in range(60):
             if dice and rng.random() < 0.3:  # beside another die, as thrown dice come to rest
                 near = dice[int(rng.integers(len(dice)))].spec
@@ -222,11 +222,11 @@ def wide_scene(
                 dist = float(rng.uniform(1.05, 1.6)) * die_mm
                 xy = (near.xy_mm[0] + dist * math.cos(ang), near.xy_mm[1] + dist * math.sin(ang))
             else:
-                p = proj.to_plane(
-                    rng.uniform(edge * w, (1 - edge) * w),
-                    rng.uniform(edge * h, (1 - edge) * h),
-                    die_mm,
-                )
+                u, v = rng.uniform(0.04 * w, 0.96 * w), rng.uniform(0.04 * h, 0.96 * h)
+                if cut:  # its top's centre a third to a half of a side in from an edge
+                    k = float(rng.uniform(0.3, 0.5)) * die_px
+                    u, v = [(k, v), (w - 1 - k, v), (u, k), (u, h - 1 - k)][int(rng.integers(4))]
+                p = proj.to_plane(u, v, die_mm)
                 xy = (float(p[0]), float(p[1]))
             spec = DieSpec(value, xy, yaw, tilt, tdir, 0.0, die_mm, style)
             if not all(
@@ -239,9 +239,9 @@ def wide_scene(
                 continue
             lo, hi = corners.min(axis=0), corners.max(axis=0)
             if cut:  # its top's centre stays in the frame, a quarter side in
-                u, v = proj(np.array([xy[0], xy[1], die_mm]))
+                cu, cv = proj(np.array([xy[0], xy[1], die_mm]))
                 m = 0.25 * px_side
-                if not (m <= u <= w - 1 - m and m <= v <= h - 1 - m):
+                if not (m <= cu <= w - 1 - m and m <= cv <= h - 1 - m):
                     continue
             elif lo[0] < 0 or lo[1] < 0 or hi[0] > w - 1 or hi[1] > h - 1:
                 continue
@@ -262,7 +262,6 @@ def wide_scene(
                     break
     lamps, ambient = _random_lamps(rng, view.distance_mm)
     cast = rng.uniform(0.9, 1.1, 3)
-    die_px = view.focal_frac * w * die_mm / view.distance_mm  # at the target
     # blur that would wipe out the pips would make the value labels lies
     defocus = min(0.09 * die_px, float(rng.choice([0.0, rng.uniform(0.5, 3.0)], p=[0.4, 0.6])))
     return WideScene(
