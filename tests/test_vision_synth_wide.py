@@ -47,7 +47,7 @@ def test_truth_is_consistent(seed: int) -> None:
         assert len(d.corners_xy) == 4
         assert 0.0 <= d.visible <= 1.0
         assert d.colour == die.look.name
-        assert not d.stacked
+        assert d.stacked == (die.spec.on_die is not None)
         assert not s.truth.hand_visible
         if d.tilt_deg < 1.0:  # a flat die's top face measures 14-120 px
             assert MIN_DIE_PX - 0.5 <= d.size_px <= MAX_DIE_PX + 0.5
@@ -69,6 +69,25 @@ def test_a_flat_die_on_a_level_view_shows_the_value_it_was_given() -> None:
                     np.diff(np.array([*d.corners_xy, d.corners_xy[0]]), axis=0), axis=1
                 )
                 assert np.ptp(sides) < 1e-6 * d.size_px
+
+
+def test_a_stacked_die_lies_on_its_base_and_hides_it() -> None:
+    stacks = 0
+    for seed in range(30):
+        rng = np.random.default_rng(seed)
+        scene = synth.wide_scene(rng, n_dice=4, stacked=0.5, props=False)
+        truth = synth.render_wide(scene, rng=rng).truth
+        for d, die in zip(truth.dice, scene.dice, strict=True):
+            if die.spec.on_die is None:
+                continue
+            stacks += 1
+            base = truth.dice[die.spec.on_die]
+            assert d.stacked
+            assert not base.stacked
+            assert d.size_px > base.size_px  # nearer the camera
+            assert base.visible < 0.5  # mostly under the top die
+            assert d.visible > 0.9
+    assert stacks >= 5
 
 
 def test_deterministic_per_seed() -> None:

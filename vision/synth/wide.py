@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import math
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 import numpy as np
 
@@ -93,6 +93,36 @@ def _die_px(spec: DieSpec, proj: _ViewProjector) -> tuple[float, np.ndarray]:
     return side, px
 
 
+def _stack(
+    rng: np.random.Generator, dice: list[WideDie], die: WideDie, proj: _ViewProjector
+) -> WideDie | None:
+    """``die`` put on a flat die that has none on it, a little off centre and askew, if there
+    is one and the stack stays in the frame."""
+    bases = [
+        i
+        for i, d in enumerate(dice)
+        if not d.spec.tilt_deg and not d.spec.lift_mm and all(o.spec.on_die != i for o in dice)
+    ]
+    if not bases:
+        return None
+    bi = bases[int(rng.integers(len(bases)))]
+    base = dice[bi].spec
+    off = rng.uniform(-0.15, 0.15, 2) * base.size_mm
+    spec = replace(
+        die.spec,
+        xy_mm=(base.xy_mm[0] + float(off[0]), base.xy_mm[1] + float(off[1])),
+        tilt_deg=float(rng.uniform(0, 3)),
+        lift_mm=base.size_mm,
+        on_die=bi,
+    )
+    side, corners = _die_px(spec, proj)
+    if not (MIN_DIE_PX <= side <= MAX_DIE_PX * 1.1 and corners.min() >= 0):
+        return None
+    if corners[:, 0].max() > proj.w - 1 or corners[:, 1].max() > proj.h - 1:
+        return None
+    return replace(die, spec=spec)
+
+
 def _random_view(
     rng: np.random.Generator, die_mm: float, size: tuple[int, int], max_tilt: float
 ) -> View:
@@ -152,6 +182,7 @@ def wide_scene(
     finishes: Sequence[str] = FINISHES,
     max_camera_tilt_deg: float = MAX_CAMERA_TILT_DEG,
     cocked: float = 0.12,
+    stacked: float = 0.04,
     props: bool = True,
 ) -> WideScene:
     """A random table from the wide domain (see the module doc); ``finishes`` limits the dice's
@@ -215,6 +246,16 @@ def wide_scene(
         tdir = float(rng.uniform(0, 360))
         style = DieStyle(look.name, look.body, look.pips, look.see_through)
         cut = rng.random() < 0.12  # at the frame's edge, partly out of the picture
+        if rng.random() < stacked:  # on top of a flat die (the STACKED flag's case)
+            top = _stack(
+                rng,
+                dice,
+                WideDie(DieSpec(value, (0, 0), yaw, 0, tdir, 0, die_mm, style), look),
+                proj,
+            )
+            if top is not None:
+                dice.append(top)
+                continue
         for _try in range(60):
             if dice and rng.random() < 0.3:  # beside another die, as thrown dice come to rest
                 near = dice[int(rng.integers(len(dice)))].spec

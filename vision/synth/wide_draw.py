@@ -473,7 +473,7 @@ def render_wide(
                 size_px=float(np.mean(sides)),
                 tilt_deg=round(tilt, 3),
                 on_pad=pad.contains(centre),
-                stacked=False,
+                stacked=d.spec.on_die is not None,
                 colour=d.look.name,
                 visible=min(1.0, float(counts[i + 1]) / area) if area > 0 else 0.0,
             )
