@@ -93,6 +93,11 @@ def _die_px(spec: DieSpec, proj: _ViewProjector) -> tuple[float, np.ndarray]:
     return side, px
 
 
+def _random_count(rng: np.random.Generator) -> int:
+    """1-10 dice; a few tables with none at all (nothing there is a die)."""
+    return 0 if rng.random() < 0.04 else int(rng.integers(1, 11))
+
+
 def _stack(
     rng: np.random.Generator, dice: list[WideDie], die: WideDie, proj: _ViewProjector
 ) -> WideDie | None:
@@ -163,13 +168,17 @@ def _random_lamps(rng: np.random.Generator, distance: float) -> tuple[tuple[Lamp
     return tuple(lamps), ambient
 
 
-def _random_degrade(rng: np.random.Generator, blur_cap: float) -> Degrade:
+def _random_degrade(rng: np.random.Generator, die_px: float) -> Degrade:
+    """Camera faults that leave the pips of a ``die_px`` die there to be read: blur at most
+    6 % of a side, and JPEG no coarser than small dice survive."""
+    blur_cap = 0.06 * die_px
+    floor = int(30 + max(0.0, 40.0 - die_px) * 1.5)
     return Degrade(
         blur_sigma=min(blur_cap, float(rng.choice([0.0, rng.uniform(0.3, 1.3)]))),
         motion_px=float(rng.choice([0.0, 0.0, 0.0, rng.uniform(1.0, 4.0)])),
         motion_dir_deg=float(rng.uniform(0, 180)),
         noise_sigma=float(rng.uniform(1.0, 9.0)),
-        jpeg_quality=int(rng.integers(30, 96)) if rng.random() < 0.8 else None,
+        jpeg_quality=max(floor, int(rng.integers(30, 96))) if rng.random() < 0.8 else None,
         exposure=float(rng.uniform(0.75, 1.25)),
     )
 
@@ -221,7 +230,7 @@ def wide_scene(
         )
     mode = rng.random()  # one set, two sets, or all mixed
     sets = [random_look(rng, str(rng.choice(list(finishes)))) for _ in range(2)]
-    n = int(rng.integers(1, 11)) if n_dice is None else n_dice
+    n = n_dice if n_dice is not None else _random_count(rng)
     if n < 0:
         raise ValueError("n_dice must be >= 0")
     dice: list[WideDie] = []
@@ -317,7 +326,7 @@ def wide_scene(
         defocus=defocus,
         focus_mm=float(rng.uniform(0.05, 0.3)) * view.distance_mm,
         focus_at_mm=view.distance_mm * float(rng.uniform(0.85, 1.15)),
-        degrade=_random_degrade(rng, 0.06 * die_px),
+        degrade=_random_degrade(rng, die_px),
         white_balance=_white_balance(rng),
         vignette=float(rng.choice([0.0, rng.uniform(0.1, 0.45)])),
     )
