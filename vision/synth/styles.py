@@ -89,10 +89,6 @@ def _luma(c: BGR) -> float:
     return 0.114 * c[0] + 0.587 * c[1] + 0.299 * c[2]
 
 
-def _mean(a: BGR, b: BGR) -> BGR:
-    return ((a[0] + b[0]) // 2, (a[1] + b[1]) // 2, (a[2] + b[2]) // 2)
-
-
 def _jitter(rng: np.random.Generator, c: BGR, amount: float) -> BGR:
     """``c`` moved a little in hue, saturation and value: no two sets are the same red."""
     h, s, v = colorsys.rgb_to_hsv(c[2] / 255, c[1] / 255, c[0] / 255)
@@ -147,7 +143,7 @@ def random_look(rng: np.random.Generator, finish: str | None = None) -> DieLook:
             else ((235, 235, 235) if _luma(body) < 150 else (30, 30, 30))
         )
         body2 = _jitter(rng, other, 1.0)
-    pips = _pip_colour(rng, body if body2 == body else _mean(body, body2))
+    pips = _pip_colour(rng, body)  # a marbled body is mostly its first colour
     pip_kind = "engraved" if kind == "metallic" or rng.random() < 0.35 else "painted"
     if kind == "metallic" and rng.random() < 0.4:  # bare engraving, no paint
         pips = tuple(int(c * 0.35) for c in body)  # type: ignore[assignment]
