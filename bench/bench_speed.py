@@ -177,11 +177,23 @@ class Clock:
                 if clock.calls is not None:
                     clock.calls.append((which, [b.copy() for b in blobs]))
                 t = time.thread_time()
-                out: F32 = net.run(*blobs)
+                out = forward(net, blobs)
                 clock.spent[f"{clock.stage or which} net"] += time.thread_time() - t
                 return out
 
         return Timed()
+
+
+def forward(net: Any, blobs: Sequence[F32]) -> F32:
+    """One pass of a network with ``run(*inputs)``, or of a bare ``cv2.dnn.Net`` (a tree from
+    before ``vision.nets.Net``: the bench times older commits too)."""
+    if hasattr(net, "run"):
+        out: F32 = net.run(*blobs)
+        return out
+    names = ("image", "scalars") if len(blobs) == 2 else ("",)
+    for name, blob in zip(names, blobs, strict=True):
+        net.setInput(blob, name)
+    return np.asarray(net.forward(), np.float32)
 
 
 @contextlib.contextmanager
