@@ -3,7 +3,8 @@
     arm64_check.py compare X86.jsonl ARM.jsonl --label L   two ``dicepad detect --json`` outputs
     arm64_check.py game URL --script FILE --out OUT.json   a game through the HTTP API
     arm64_check.py same-game X86.json ARM.json --label L   the two games' end states
-    arm64_check.py pip-failure LOG --label L               why the installer failed in the root
+    arm64_check.py pip-failure LOG                         why the installer failed in the root
+    arm64_check.py no-faccessat2 CMD...                    exec CMD, faccessat2 answered ENOSYS
 
 Each prints what differs, one line each, and exits 1 on any difference (2 on bad input); on
 success ``compare`` and ``same-game`` print one short line for the summary.
@@ -12,9 +13,11 @@ success ``compare`` and ``same-game`` print one short line for the summary.
 from __future__ import annotations
 
 import argparse
+import ctypes
 import http.cookiejar
 import json
 import math
+import os
 import re
 import sys
 import time
@@ -262,6 +265,49 @@ def pip_failure(text: str) -> str:
     return errors[-1] if errors else "the installer failed (its output is above)"
 
 
+class _SockFilter(ctypes.Structure):
+    _fields_ = (
+        ("code", ctypes.c_ushort),
+        ("jt", ctypes.c_ubyte),
+        ("jf", ctypes.c_ubyte),
+        ("k", ctypes.c_uint32),
+    )
+
+
+class _SockFprog(ctypes.Structure):
+    _fields_ = (("len", ctypes.c_ushort), ("filter", ctypes.POINTER(_SockFilter)))
+
+
+def exec_without_faccessat2(command: Sequence[str]) -> None:
+    """Run ``command`` (proot) with the x86-64 ``faccessat2`` syscall failing with ENOSYS.
+
+    proot 5.1 (bookworm's) does not know that syscall (Linux 5.8), so it passes the guest's
+    path through untranslated: qemu turns every aarch64 ``access()`` and bash ``[ -r ]`` /
+    ``[ -x ]`` into it, which then looks at the host's file of that name, not the root's. glibc
+    falls back to the old ``faccessat``, which proot translates, when the kernel says ENOSYS; a
+    seccomp filter (inherited by proot and qemu) says so.
+    """
+    load, jump_eq, ret = 0x20, 0x15, 0x06  # BPF_LD|BPF_W|BPF_ABS, BPF_JMP|BPF_JEQ|BPF_K, BPF_RET
+    audit_arch_x86_64, faccessat2, enosys = 0xC000003E, 439, 38
+    program = [
+        (load, 0, 0, 4),  # seccomp_data.arch
+        (jump_eq, 0, 3, audit_arch_x86_64),
+        (load, 0, 0, 0),  # seccomp_data.nr
+        (jump_eq, 0, 1, faccessat2),
+        (ret, 0, 0, 0x00050000 | enosys),  # SECCOMP_RET_ERRNO
+        (ret, 0, 0, 0x7FFF0000),  # SECCOMP_RET_ALLOW
+    ]
+    filters = (_SockFilter * len(program))(*(_SockFilter(*line) for line in program))
+    fprog = _SockFprog(len(program), filters)
+    libc = ctypes.CDLL(None, use_errno=True)
+    pr_set_no_new_privs, pr_set_seccomp, seccomp_mode_filter = 38, 22, 2
+    if libc.prctl(pr_set_no_new_privs, 1, 0, 0, 0) != 0 or libc.prctl(
+        pr_set_seccomp, seccomp_mode_filter, ctypes.byref(fprog), 0, 0
+    ):
+        raise OSError(ctypes.get_errno(), "cannot install the seccomp filter")
+    os.execvp(command[0], list(command))
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="arm64_check", description=__doc__.splitlines()[0])
     sub = parser.add_subparsers(dest="command", required=True)
@@ -283,8 +329,12 @@ def main(argv: Sequence[str] | None = None) -> int:
     same.add_argument("--label", default="arm64")
     why = sub.add_parser("pip-failure")
     why.add_argument("log", type=Path)
-    why.add_argument("--label", default="arm64")
+    nofa = sub.add_parser("no-faccessat2")
+    nofa.add_argument("cmd", nargs=argparse.REMAINDER)
     args = parser.parse_args(argv)
+
+    if args.command == "no-faccessat2":
+        exec_without_faccessat2(args.cmd)
 
     if args.command == "compare":
         result = compare_readings(
@@ -317,7 +367,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         if not problems:
             print(f"served a game of {len(arm['log'])} actions (over: {arm['over']}) as on x86")
         return 1 if problems else 0
-    print(f"{args.label}: FAIL: {pip_failure(args.log.read_text(errors='replace'))}")
+    print(pip_failure(args.log.read_text(errors="replace")))
     return 0
 
 
