@@ -38,8 +38,11 @@ _RING = np.array([(math.cos(a), math.sin(a)) for a in np.linspace(0, 2 * math.pi
 _SQUIRCLE = np.sign(_RING) * np.abs(_RING) ** 0.5  # |x|^4 + |y|^4 = 1: a square-ish pip
 
 
-@dataclass
+@dataclass(frozen=True)
 class _Face:
+    """One face of a die as drawn: its value, world normal and axes, and its outline, flat
+    and pips in pixels."""
+
     value: int
     normal: Vec
     outline: npt.NDArray[np.float64]  # px
@@ -52,6 +55,8 @@ class _Face:
 
 
 def _faces(pose: _Pose, look: DieLook, proj: _ViewProjector, facing: bool) -> list[_Face]:
+    """The faces turned towards the camera (``facing``) or away from it (their pips pulled
+    towards the centre, as clear resin's refraction shows them)."""
     outline = _rounded_square(max(0.02, look.rounding), 5)
     inset = outline * (1.0 - 0.3 * look.rounding)
     shape = _SQUIRCLE if look.pip_shape == "square" else _RING
@@ -89,6 +94,7 @@ def _faces(pose: _Pose, look: DieLook, proj: _ViewProjector, facing: bool) -> li
 
 
 def _mask(shape: tuple[int, int], polys: list[npt.NDArray[np.float64]], off: Vec) -> Float:
+    """Anti-aliased coverage (0-1) of ``polys`` (px, less ``off``) in a box of ``shape``."""
     m = np.zeros(shape, np.uint8)
     for p in polys:  # one call each: overlapping polygons in one call cancel out
         cv2.fillPoly(m, [_fix(p - off)], 255, cv2.LINE_AA, 4)
@@ -110,6 +116,8 @@ def _shade(scene: WideScene, at: Vec, normal: Vec) -> Float:
 def _draw_die(
     img: Image, ids: Image, index: int, die: WideDie, scene: WideScene, proj: _ViewProjector
 ) -> None:
+    """Draw ``die`` into ``img`` over what is there, and its faces into ``ids`` (its top face
+    as ``index + 1``, the others 254: what is left of them measures what a reader can see)."""
     look = die.look
     pose = _pose(die.spec)
     front = _faces(pose, look, proj, True)
@@ -233,6 +241,7 @@ def _face_glare(
 
 
 def _top(pose: _Pose) -> tuple[int, float]:
+    """The value most up and the tilt of that face from the table (degrees)."""
     ups = {v: float((pose.rot @ n)[2]) for v, n in _NORMAL.items()}
     top = max(ups, key=lambda v: ups[v])
     return top, math.degrees(math.acos(max(-1.0, min(1.0, ups[top]))))
