@@ -49,8 +49,8 @@ def test_truth_is_consistent(seed: int) -> None:
         assert d.colour == die.look.name
         assert d.stacked == (die.spec.on_die is not None)
         assert not s.truth.hand_visible
-        if d.tilt_deg < 1.0:  # a flat die's top face measures 14-120 px
-            assert MIN_DIE_PX - 0.5 <= d.size_px <= MAX_DIE_PX + 0.5
+        # a top face measures 14-120 px (a die on another one: up to a tenth more)
+        assert MIN_DIE_PX - 0.5 <= d.size_px <= MAX_DIE_PX * (1.1 if d.stacked else 1.0) + 0.5
         quad = np.array(d.corners_xy)
         assert math.dist(quad.mean(axis=0), d.center_xy) < 0.2 * d.size_px
 

@@ -79,7 +79,8 @@ class WideScene:
 
 
 def _die_px(spec: DieSpec, proj: _ViewProjector) -> tuple[float, np.ndarray]:
-    """Mean projected side of a flat die's top (px), and its cube's corners in pixels."""
+    """Mean projected side of a die's top (its four highest corners: the top face at any tilt
+    under 45 degrees), in px, and its cube's corners in pixels."""
     pose = _pose(spec)
     pts = (_CUBE * pose.half) @ pose.rot.T + pose.centre
     px = proj(pts)
@@ -284,7 +285,7 @@ def wide_scene(
                 for d in dice
             ):
                 continue
-            px_side, corners = _die_px(DieSpec(value, xy, yaw, 0.0, 0.0, 0.0, die_mm), proj)
+            px_side, corners = _die_px(spec, proj)
             if not MIN_DIE_PX <= px_side <= MAX_DIE_PX:
                 continue
             lo, hi = corners.min(axis=0), corners.max(axis=0)
