@@ -3,9 +3,9 @@
 layouts; the constants here are the contract between that script and the reader.
 
 Why ONNX Runtime and not OpenCV's ``dnn``: on the very inputs ``read_roll`` gives them, one
-thread each, it runs the locator 0.68x, the value network 0.60x and the flags network 0.60x
-the time of OpenCV 5.0's ``dnn`` (0.92x, 0.69x, 0.54x of OpenCV 4.11's on the Pi's bookworm
-pins), and ``read_roll`` end to end 0.74x (0.87x on bookworm's pins); outputs agree to 2e-5
+thread each, it runs the locator 0.66x, the value network 0.57x and the flags network 0.62x
+the time of OpenCV 5.0's ``dnn`` (0.86x, 0.65x, 0.63x of OpenCV 4.11's on the Pi's bookworm
+pins), and ``read_roll`` end to end 0.78x (0.87x on bookworm's pins); outputs agree to 3e-5
 (``bench/bench_speed.py``). One runtime reads every network: :func:`read_onnx`.
 """
 
