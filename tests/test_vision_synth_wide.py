@@ -90,6 +90,21 @@ def test_a_stacked_die_lies_on_its_base_and_hides_it() -> None:
     assert stacks >= 5
 
 
+def test_a_walled_trays_dice_lie_in_it() -> None:
+    """A tray's walls stand between the dice and the table: its dice are on its floor, and a
+    wall seen from outside hides what is just inside it (the truth's visible share)."""
+    trays = 0
+    for seed in range(120):
+        rng = np.random.default_rng(seed)
+        scene = synth.wide_scene(rng)
+        if scene.mat is None or scene.mat.wall_mm <= 0:
+            continue
+        trays += 1
+        truth = synth.render_wide(scene, rng=rng).truth
+        assert all(d.on_pad for d in truth.dice)
+    assert trays >= 10
+
+
 def test_deterministic_per_seed() -> None:
     a = synth.wide_scene(np.random.default_rng(7))
     b = synth.wide_scene(np.random.default_rng(7))

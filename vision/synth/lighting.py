@@ -68,6 +68,11 @@ def _light(scene: WideScene, proj: _ViewProjector, poses: list[_Pose]) -> Float:
         for q in scene.props
         if q.height_mm >= 1.0
     ]
+    if scene.mat is not None and scene.mat.wall_mm > 0:  # a tray's walls shade its floor
+        c, z = scene.mat.corners_mm(), scene.mat.wall_mm
+        for i in range(4):
+            a, b = c[i], c[(i + 1) % 4]
+            solids.append(np.array([[*a, 0.0], [*b, 0.0], [*b, z], [*a, z]]))
     if not solids:
         return np.asarray(light, np.float32)
     dark = np.zeros((h, w), np.float32)  # blocked fraction of the light

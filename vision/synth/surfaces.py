@@ -47,7 +47,8 @@ class Surface:
 @dataclass(frozen=True)
 class Mat:
     """A rectangle of ``surface`` on the table (a dice mat, tray floor or game board), with a
-    border band (a stitched or printed edge, a tray rail) of ``border_mm`` in ``border``."""
+    border band (a stitched or printed edge, a tray rail) of ``border_mm`` in ``border``;
+    ``wall_mm`` > 0 stands it in a tray with walls that high (:mod:`~vision.synth.tray`)."""
 
     surface: Surface
     size_mm: tuple[float, float]
@@ -55,6 +56,7 @@ class Mat:
     angle_deg: float = 0.0
     border: BGR = (30, 30, 30)
     border_mm: float = 0.0
+    wall_mm: float = 0.0
 
     def corners_mm(self, grow: float = 0.0) -> npt.NDArray[np.float64]:
         w, h = self.size_mm[0] / 2 + grow, self.size_mm[1] / 2 + grow

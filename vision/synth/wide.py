@@ -24,6 +24,7 @@ from vision.synth.props import Prop, random_prop
 from vision.synth.scenes import _apart
 from vision.synth.styles import FINISHES, DieLook, random_look
 from vision.synth.surfaces import Mat, Surface, random_surface
+from vision.synth.tray import inside
 from vision.synth.view import View, _ViewProjector
 
 MIN_DIE_PX, MAX_DIE_PX = 14.0, 120.0
@@ -33,6 +34,20 @@ _NO_FAULTS = Degrade()
 
 def _grey(v: int) -> BGR:
     return (v, v, v)
+
+
+def _wall_colour(rng: np.random.Generator) -> BGR:
+    """Wood, black, grey or white plastic: what trays are made of."""
+    walls: tuple[BGR, ...] = (
+        (40, 80, 130),
+        (30, 50, 90),
+        (30, 30, 32),
+        (120, 120, 120),
+        (225, 225, 225),
+    )
+    c = walls[int(rng.integers(len(walls)))]
+    f = float(rng.uniform(0.85, 1.15))
+    return (min(255, int(c[0] * f)), min(255, int(c[1] * f)), min(255, int(c[2] * f)))
 
 
 @dataclass(frozen=True)
@@ -229,6 +244,14 @@ def wide_scene(
             _grey(int(rng.integers(10, 120))),
             float(rng.choice([0.0, rng.uniform(3, 20)])),
         )
+        if rng.random() < 0.3:  # a tray: walls as high as one to two dice, a rim on top
+            mat = replace(
+                mat,
+                border=_wall_colour(rng),
+                border_mm=float(rng.uniform(4, 15)),
+                wall_mm=float(rng.uniform(0.6, 2.2)) * die_mm,
+                size_mm=(mat.size_mm[0] * 0.8, mat.size_mm[1] * 0.8),
+            )
     mode = rng.random()  # one set, two sets, or all mixed
     sets = [random_look(rng, str(rng.choice(list(finishes)))) for _ in range(2)]
     n = n_dice if n_dice is not None else _random_count(rng)
@@ -280,6 +303,8 @@ def wide_scene(
                 p = proj.to_plane(u, v, die_mm)
                 xy = (float(p[0]), float(p[1]))
             spec = DieSpec(value, xy, yaw, tilt, tdir, 0.0, die_mm, style)
+            if mat is not None and mat.wall_mm > 0 and not inside(mat, xy, 0.9 * die_mm):
+                continue  # a walled tray's dice are in it
             if not all(
                 _apart(xy, yaw, d.spec) if not tilt else math.dist(xy, d.spec.xy_mm) >= 1.6 * die_mm
                 for d in dice

@@ -24,9 +24,10 @@ from vision.synth.lighting import _light, _table_glare
 from vision.synth.model import DieTruth, Image, SceneImage, SceneTruth
 from vision.synth.props import draw_prop
 from vision.synth.surfaces import lay
+from vision.synth.tray import Wall, walls
 from vision.synth.view import _ViewProjector
 from vision.synth.wide import WideScene
-from vision.synth.wide_dice import _draw_die, _top
+from vision.synth.wide_dice import _draw_die, _shade, _top
 
 Float = npt.NDArray[np.float32]
 
@@ -59,6 +60,19 @@ def _table(scene: WideScene, proj: _ViewProjector) -> tuple[Image, Pad]:
     for prop in scene.props:
         draw_prop(img, prop, proj)
     return img, pad
+
+
+def _paint_wall(img: Image, ids: Image, wall: Wall, scene: WideScene) -> None:
+    """A tray wall and its rim, lit like a die's face (it hides what it covers)."""
+    if scene.mat is None:
+        return
+    colour = np.array(scene.mat.border, np.float32)
+    up = np.array([0.0, 0.0, 1.0])
+    for poly, normal, k in ((wall.face, wall.normal, 1.0), (wall.rim, up, 1.1)):
+        shade = _shade(scene, wall.at, normal) * k
+        bgr = tuple(float(min(255.0, c)) for c in colour * shade)
+        cv2.fillPoly(img, [_fix(poly)], bgr, cv2.LINE_AA, 4)
+        cv2.fillPoly(ids, [_fix(poly)], 254, cv2.LINE_8, 4)
 
 
 def _defocus(img: Image, scene: WideScene, proj: _ViewProjector) -> Image:
@@ -123,9 +137,16 @@ def render_wide(
     img = np.clip(base * _light(scene, proj, poses), 0, 255).astype(np.uint8)
     _table_glare(img, scene, proj)
     ids = np.zeros((h, w), np.uint8)
+    sides = walls(scene.mat, proj) if scene.mat is not None else []
+    for wall in sides:  # inner faces: behind the dice
+        if not wall.outer:
+            _paint_wall(img, ids, wall, scene)
     order = sorted(range(len(poses)), key=lambda i: -float(proj.depth(poses[i].centre)))
     for i in order:
         _draw_die(img, ids, i, scene.dice[i], scene, proj)
+    for wall in sides:  # outer faces: in front of the floor just inside them
+        if wall.outer:
+            _paint_wall(img, ids, wall, scene)
     img = _defocus(img, scene, proj)
     if scene.white_balance != (1.0, 1.0, 1.0):
         img = _camera_colour(img, scene)
