@@ -2,10 +2,12 @@
 
 Every bar is a new source: its own dice, felt, lamp and camera. :func:`wide_scene` draws a
 random table from a domain wider than any bar -- die looks (:mod:`styles`), surfaces with
-printed dots (:mod:`surfaces`), props that are not dice (:mod:`props`), one to three lamps
-with hard shadows and glare, a camera tilted up to 45 degrees, dice of 14-120 px, focus blur,
-noise and JPEG -- and :func:`~vision.synth.wide_draw.render_wide` draws it with the same
-ground truth as :func:`~vision.synth.draw.render` (only dice have truth).
+printed dots, mats, boards and walled trays (:mod:`surfaces`, :mod:`tray`), props that are not
+dice (:mod:`props`), one to three lamps with hard shadows and glare, a camera tilted up to 45
+degrees, dice of 14-120 px (flat, cocked, stacked, touching, cut by the frame's edge), focus
+blur, white balance, vignette, noise and JPEG -- and
+:func:`~vision.synth.wide_draw.render_wide` draws it with the same ground truth as
+:func:`~vision.synth.draw.render` (only dice have truth).
 
 Every choice comes from the caller's generator in a fixed order: a seed is a scene.
 """

@@ -232,7 +232,8 @@ def _face_glare(
             continue
         at = np.clip(local, -0.8, 0.8)
         spot = proj((f.centre + f.half * (at[0] * f.u + at[1] * f.v))[None, :])[0] - off
-        strength = look.gloss * lamp.power * math.exp(-4 * excess**2) * 1.6
+        # bright, but short of wiping out a pip: the label must stay what the picture shows
+        strength = min(0.55, look.gloss * lamp.power * math.exp(-4 * excess**2) * 1.6)
         radius = max(0.7, size * (0.12 + 0.3 * (1 - look.gloss)))
         if ys is None or xs is None:
             ys, xs = np.mgrid[0 : roi.shape[0], 0 : roi.shape[1]].astype(np.float32)
