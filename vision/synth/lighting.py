@@ -6,6 +6,7 @@ a glossy table.
 
 from __future__ import annotations
 
+import math
 from collections.abc import Sequence
 
 import cv2
@@ -46,10 +47,13 @@ def _cast(lamp: Lamp, pts: Vec) -> Vec:
     return out
 
 
-def _light(scene: WideScene, proj: _ViewProjector, poses: list[_Pose]) -> Float:
-    """Per-pixel BGR gain of the table: ambient plus each lamp (smooth, drawn at 1/8 scale),
-    times the hard shadows (each lamp's share of the light, blocked) and the contact shadow
-    under each die."""
+_GAIN = 80.0  # the light's gain is carried in uint8 as gain x 80 (up to 3.2, steps of 1.25 %)
+
+
+def _light(base: Image, scene: WideScene, proj: _ViewProjector, poses: list[_Pose]) -> Image:
+    """The table ``base`` lit: ambient plus each lamp (smooth, drawn at 1/8 scale), times the
+    hard shadows (each lamp's share of the light, blocked) and the contact shadow under each
+    die. In uint8 OpenCV passes: this is the bulk of a frame's pixels."""
     w, h = proj.w, proj.h
     gw, gh = w // 8 + 2, h // 8 + 2
     us, vs = np.meshgrid(np.linspace(0, w, gw), np.linspace(0, h, gh))
@@ -62,7 +66,10 @@ def _light(scene: WideScene, proj: _ViewProjector, poses: list[_Pose]) -> Float:
     if scene.vignette > 0:  # the lens darkens the corners (of the table, the dice too below)
         r2 = ((us - w / 2) ** 2 + (vs - h / 2) ** 2) / ((w / 2) ** 2 + (h / 2) ** 2)
         total = total * (1.0 - scene.vignette * r2)[:, :, None]
-    light = cv2.resize(total.astype(np.float32), (w, h), interpolation=cv2.INTER_LINEAR)
+    gain = np.clip(total * _GAIN, 0, 255).astype(np.uint8)
+    lit = cv2.multiply(
+        base, cv2.resize(gain, (w, h), interpolation=cv2.INTER_LINEAR), scale=1 / _GAIN
+    )
     solids = [(_CUBE * p.half) @ p.rot.T + p.centre for p in poses] + [
         np.column_stack([footprint_mm(q), np.full(len(footprint_mm(q)), q.height_mm)])
         for q in scene.props
@@ -74,7 +81,7 @@ def _light(scene: WideScene, proj: _ViewProjector, poses: list[_Pose]) -> Float:
             a, b = c[i], c[(i + 1) % 4]
             solids.append(np.array([[*a, 0.0], [*b, 0.0], [*b, z], [*a, z]]))
     if not solids:
-        return np.asarray(light, np.float32)
+        return np.asarray(lit, np.uint8)
     dark = np.zeros((h, w), np.float32)  # blocked fraction of the light
     poses_half = poses[0].half if poses else 8.0
     for lamp, part in zip(scene.lamps, parts, strict=True):
@@ -91,7 +98,7 @@ def _light(scene: WideScene, proj: _ViewProjector, poses: list[_Pose]) -> Float:
         px_mm = proj.f / max(proj.eye[2], 1.0)
         soft = min(6.0, max(0.5, lamp.radius_mm * 2 * poses_half / lamp.xyz_mm[2] * px_mm))
         x0, y0, x1, y1 = _grow(box, int(3 * soft) + 2, w, h)
-        blurred = cv2.GaussianBlur(mask[y0:y1, x0:x1], (0, 0), soft).astype(np.float32) / 255
+        blurred = _soft(mask[y0:y1, x0:x1], soft).astype(np.float32) / 255
         dark[y0:y1, x0:x1] += blurred * share
     if poses:  # contact shadows: the light under and right beside a die is blocked
         ao = np.zeros((h, w), np.uint8)
@@ -102,10 +109,18 @@ def _light(scene: WideScene, proj: _ViewProjector, poses: list[_Pose]) -> Float:
         side = proj.f * 2 * poses[0].half / max(proj.eye[2], 1.0)
         sigma = max(1.0, 0.12 * side)
         x0, y0, x1, y1 = _grow(cv2.boundingRect(ao), int(3 * sigma) + 2, w, h)
-        blurred = cv2.GaussianBlur(ao[y0:y1, x0:x1], (0, 0), sigma).astype(np.float32) / 255
+        blurred = _soft(ao[y0:y1, x0:x1], sigma).astype(np.float32) / 255
         dark[y0:y1, x0:x1] += 0.45 * blurred
-    keep = np.clip(1.0 - dark, 0.0, 1.0)
-    return np.asarray(light * keep[:, :, None], np.float32)
+    keep = (255 * np.clip(1.0 - dark, 0.0, 1.0)).astype(np.uint8)
+    return np.asarray(cv2.multiply(lit, cv2.merge([keep, keep, keep]), scale=1 / 255), np.uint8)
+
+
+def _soft(mask: Image, sigma: float) -> Image:
+    """``mask`` blurred about as a Gaussian of ``sigma`` would (two box passes: their cost does
+    not grow with the blur, and shadows are broad)."""
+    k = max(1, round(math.sqrt(6 * sigma * sigma + 1))) | 1
+    once = cv2.blur(mask, (k, k))
+    return np.asarray(cv2.blur(once, (k, k)), np.uint8)
 
 
 def _grow(box: Sequence[int], by: int, w: int, h: int) -> tuple[int, int, int, int]:

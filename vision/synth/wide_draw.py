@@ -134,7 +134,7 @@ def render_wide(
     proj = _ViewProjector(scene.view, size)
     poses = [_pose(d.spec) for d in scene.dice]
     base, pad = _table(scene, proj)
-    img = np.clip(base * _light(scene, proj, poses), 0, 255).astype(np.uint8)
+    img = _light(base, scene, proj, poses)
     _table_glare(img, scene, proj)
     ids = np.zeros((h, w), np.uint8)
     sides = walls(scene.mat, proj) if scene.mat is not None else []
