@@ -7,11 +7,13 @@ import math
 from collections import Counter
 from functools import cache
 
+import cv2
 import numpy as np
 import pytest
 
 import vision
 from vision import synth
+from vision.synth import DieLook, DieSpec, Surface
 from vision.synth.props import PROPS
 from vision.synth.styles import FINISHES, PIP_KINDS, PIP_SHAPES, random_look
 from vision.synth.surfaces import SURFACES
@@ -222,3 +224,41 @@ def test_the_shipped_reader_reads_plain_wide_dice() -> None:
     assert found / total >= 0.6
     assert right / total >= 0.35
     assert wrong / total <= 0.2
+
+
+def count_dark_blobs(image: np.ndarray, corners: tuple[tuple[float, float], ...]) -> int:
+    """Dark blobs inside the (slightly shrunk) top face: a white die's pips."""
+    grey = cv2.cvtColor(image, cv2.COLOR_BGR2GRAY)
+    face = np.zeros_like(grey)
+    quad = np.array(corners, np.float32)
+    centre = quad.mean(axis=0)
+    cv2.fillPoly(face, [np.round(centre + (quad - centre) * 0.9).astype(np.int32)], 255)
+    dark = ((grey < 100) & (face > 0)).astype(np.uint8)
+    n, _, stats, _ = cv2.connectedComponentsWithStats(dark)
+    return sum(1 for i in range(1, n) if stats[i, cv2.CC_STAT_AREA] >= 4)
+
+
+@pytest.mark.parametrize("tilt", [0.0, 25.0, 45.0])
+@pytest.mark.parametrize("value", range(1, 7))
+def test_the_truth_is_what_was_drawn(value: int, tilt: float) -> None:
+    """A white die with black pips, seen at any camera tilt: the truth's top face holds as many
+    pips as its value says, and its centre is on the die's white body or a pip."""
+    look = DieLook("white", pip_r=0.2, rounding=0.2, gloss=0.0)
+    spec = DieSpec(value, (10.0, -5.0), yaw_deg=20.0, size_mm=16.0)
+    scene = synth.WideScene(
+        dice=(synth.WideDie(spec, look),),
+        view=synth.View(distance_mm=180.0, tilt_deg=tilt, azimuth_deg=30.0, roll_deg=10.0),
+        table=Surface("felt", (40, 110, 30)),
+        mat=None,
+        props=(),
+        lamps=(synth.Lamp((0.0, 0.0, 900.0), 0.5),),
+        ambient=0.55,
+    )
+    s = synth.render_wide(scene)
+    (d,) = s.truth.dice
+    assert d.value == value
+    assert count_dark_blobs(s.image, d.corners_xy) == value
+    x, y = map(round, d.center_xy)
+    b, g, r = (int(c) for c in s.image[y, x])
+    assert abs(b - g) < 20
+    assert abs(g - r) < 20
