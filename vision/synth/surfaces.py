@@ -238,14 +238,18 @@ def lay(
     angle_deg: float = 0.0,
 ) -> Image:
     """``surface`` pictured over the whole frame (the tile repeats over the table), the tile's
-    origin at ``offset_mm`` turned ``angle_deg`` (a mat's pattern runs with the mat)."""
+    origin at ``offset_mm`` turned ``angle_deg`` (a mat's pattern runs with the mat), and
+    shifted by its seed (a few makes a kind serve many tables)."""
     s = surface.texel_mm
+    shift = np.array(
+        [[1.0, 0.0, surface.seed % TILE], [0.0, 1.0, surface.seed // TILE % TILE], [0, 0, 1.0]]
+    )
     a = math.radians(angle_deg)
     c, si = math.cos(a), math.sin(a)
     texel_to_ground = np.array(
         [[c * s, -si * s, offset_mm[0]], [si * s, c * s, offset_mm[1]], [0.0, 0.0, 1.0]]
     )
-    m = ground_to_px @ texel_to_ground
+    m = ground_to_px @ texel_to_ground @ shift
     return np.asarray(
         cv2.warpPerspective(
             tile(surface), m, size, flags=cv2.INTER_NEAREST, borderMode=cv2.BORDER_WRAP

@@ -39,7 +39,7 @@ def _table(scene: WideScene, proj: _ViewProjector) -> tuple[Image, Pad]:
     """The unlit table, mat and props; and the pad (the mat, or the whole frame)."""
     size = (proj.w, proj.h)
     hom = proj.homography()
-    img = lay(scene.table, hom, size).copy()
+    img = lay(scene.table, hom, size, angle_deg=scene.table.seed % 360).copy()
     frame = ((0.0, 0.0), (size[0] - 1.0, 0.0), (size[0] - 1.0, size[1] - 1.0), (0.0, size[1] - 1.0))
     pad = Pad(frame)
     if scene.mat is not None:
