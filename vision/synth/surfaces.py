@@ -184,7 +184,8 @@ def _bgr(c: npt.NDArray[np.float32]) -> BGR:
 def _print_motifs(
     img: Image, rng: np.random.Generator, ink: npt.NDArray[np.float32], dot: float
 ) -> None:
-    """A printed mat: bands, big rings and scattered polka dots in one or two inks."""
+    """A printed mat: bands, big rings, words and numbers, and scattered polka dots (alone or
+    in small clusters, like pips) in one or two inks."""
     inks = [_bgr(ink), _bgr(np.clip(255 - ink * rng.uniform(0.3, 1.0), 0, 255))]
     for _ in range(int(rng.integers(0, 3))):  # bands across (wrap: full width)
         y = int(rng.integers(TILE))
@@ -192,9 +193,22 @@ def _print_motifs(
     rings = rng.uniform(0, TILE, (int(rng.integers(0, 4)), 2))
     for x, y in rings:
         _dots(img, np.array([[x, y]]), float(rng.uniform(20, 120)), inks[0], ring=True)
+    for _ in range(int(rng.integers(0, 4))):  # a bar's name, a brand, a score
+        word = str(rng.choice(["DICE", "BAR", "PUB", "ROLL", "7", "21", "LUCKY", "CLUB"]))
+        scale = float(rng.uniform(0.8, 2.5))
+        (tw, th), _ = cv2.getTextSize(word, cv2.FONT_HERSHEY_DUPLEX, scale, 2)
+        at = (int(rng.integers(0, TILE - tw)), int(rng.integers(th + 2, TILE - 4)))  # no seam
+        cv2.putText(img, word, at, cv2.FONT_HERSHEY_DUPLEX, scale, inks[1], 2, cv2.LINE_AA)
     if dot > 0:
         n = int(rng.integers(10, 120))
-        _dots(img, rng.uniform(0, TILE, (n, 2)), dot, inks[int(rng.integers(2))])
+        centres = rng.uniform(0, TILE, (n, 2))
+        if rng.random() < 0.4:  # clusters of 2-6 dots a pip's spacing apart
+            seeds = centres[: max(2, n // 5)]
+            k = rng.integers(2, 7, len(seeds))
+            centres = np.concatenate(
+                [s + rng.normal(0, 2.2 * dot, (int(m), 2)) for s, m in zip(seeds, k, strict=True)]
+            )
+        _dots(img, centres, dot, inks[int(rng.integers(2))])
 
 
 def _board(img: Image, rng: np.random.Generator, ink: npt.NDArray[np.float32], dot: float) -> None:
