@@ -131,7 +131,7 @@ def _draw_die(
     shape = (int(hi[1]) - y0, int(hi[0]) - x0)
     roi = img[y0 : int(hi[1]), x0 : int(hi[0])].astype(np.float32)
     body = np.array(look.body, np.float32)
-    field: Float = np.broadcast_to(body, (*shape, 3)).astype(np.float32)
+    field: Float = body  # a plain body is one colour; a marbled or metal one varies
     if look.finish == "marbled":
         sw = swirl(look, *shape)[:, :, None]
         field = field + sw * (np.array(look.body2, np.float32) - body)
@@ -217,7 +217,6 @@ def _face_glare(
     if look.gloss <= 0.02:
         return
     size = float(np.linalg.norm(f.outline[0] - f.outline[5])) / 2  # px, about half a side
-    ys = xs = None
     for lamp in scene.lamps:
         lp = np.array(lamp.xyz_mm)
         mirror = lp - 2 * float((lp - f.centre) @ f.normal) * f.normal
@@ -235,10 +234,16 @@ def _face_glare(
         # bright, but short of wiping out a pip: the label must stay what the picture shows
         strength = min(0.55, look.gloss * lamp.power * math.exp(-4 * excess**2) * 1.6)
         radius = max(0.7, size * (0.12 + 0.3 * (1 - look.gloss)))
-        if ys is None or xs is None:
-            ys, xs = np.mgrid[0 : roi.shape[0], 0 : roi.shape[1]].astype(np.float32)
-        blob = np.exp(-((xs - spot[0]) ** 2 + (ys - spot[1]) ** 2) / (2 * radius**2))
-        roi += (strength * 255 * blob)[:, :, None] * fm
+        r = int(3 * radius) + 1  # the spot's window: a Gaussian is nothing 3 sigma out
+        x0, y0 = max(0, int(spot[0]) - r), max(0, int(spot[1]) - r)
+        x1, y1 = min(roi.shape[1], int(spot[0]) + r + 1), min(roi.shape[0], int(spot[1]) + r + 1)
+        if x1 <= x0 or y1 <= y0:
+            continue
+        xs = np.arange(x0, x1, dtype=np.float32) - np.float32(spot[0])
+        ys = np.arange(y0, y1, dtype=np.float32) - np.float32(spot[1])
+        k = np.float32(-0.5 / radius**2)
+        blob = np.exp(ys[:, None] ** 2 * k) * np.exp(xs[None, :] ** 2 * k)
+        roi[y0:y1, x0:x1] += (np.float32(strength * 255) * blob)[:, :, None] * fm[y0:y1, x0:x1]
 
 
 def _top(pose: _Pose) -> tuple[int, float]:
