@@ -19,6 +19,7 @@ the models were trained for (``locator_long_side_px``, ``crop_px``).
 from __future__ import annotations
 
 import argparse
+import dataclasses
 import subprocess
 import sys
 import time
@@ -79,23 +80,18 @@ def train_fold(
 
 
 def merge(into: dict[str, Score], scores: dict[str, Score]) -> None:
-    """Add one fold's counts to the pooled totals."""
+    """Add one fold's counts to the pooled totals (every count added, every list extended)."""
     for name, s in scores.items():
         total = into.setdefault(name, Score())
-        total.images += s.images
-        total.labelled += s.labelled
-        total.found += s.found
-        total.extra += s.extra
-        total.right += s.right
-        total.exact += s.exact
-        total.right_shown += s.right_shown
-        total.exact_shown += s.exact_shown
-        total.disputed += s.disputed
-        total.ms += s.ms
-        total.wrong_images += s.wrong_images
-        total.wrong_dice += s.wrong_dice
-        for key, n in s.confusion.items():
-            total.confusion[key] = total.confusion.get(key, 0) + n
+        for f in dataclasses.fields(Score):
+            mine, theirs = getattr(total, f.name), getattr(s, f.name)
+            if isinstance(mine, dict):
+                for key, n in theirs.items():
+                    mine[key] = mine.get(key, 0) + n
+            elif isinstance(mine, list):
+                mine += theirs
+            else:
+                setattr(total, f.name, mine + theirs)
 
 
 def main(argv: Sequence[str] | None = None) -> int:
