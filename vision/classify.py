@@ -14,7 +14,7 @@ import cv2
 import numpy as np
 
 from vision.face import face_angle, face_side
-from vision.nets import F32, NOT_A_DIE, U8, run, to_blob
+from vision.nets import F32, NOT_A_DIE, U8, NetArg, run, to_blob
 
 
 def die_patch(
@@ -98,7 +98,7 @@ def softmax(logits: F32) -> F32:
 
 
 def classify(
-    net: cv2.dnn.Net, patches: Sequence[U8], *, views: int = 1, sure: float = 1.0
+    net: NetArg, patches: Sequence[U8], *, views: int = 1, sure: float = 1.0
 ) -> list[ValueGuess]:
     """One :class:`ValueGuess` per patch (all patches the same size).
 

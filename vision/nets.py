@@ -74,8 +74,9 @@ class Net:
 
 
 NetArg = Any
-"""How a :class:`Net` is typed where it is passed around (``Nets``, :func:`run`): loosely, while
-``vision.classify.classify`` still names the ``cv2.dnn.Net`` it took before."""
+"""How a :class:`Net` is typed where it is passed around (``Nets``, :func:`run`,
+``vision.classify.classify``): loosely, since the training scripts still hand :func:`run` the
+``cv2.dnn.Net`` they read (``bench/train_vision.py``'s hard-negative mining)."""
 
 
 @dataclass
