@@ -238,19 +238,26 @@ def to_samples(images: list[LabelledImage]) -> list[Sample]:
     return out
 
 
-def synth_samples(n: int, rng: np.random.Generator, see_through: float = 0.0) -> list[Sample]:
+def synth_samples(
+    n: int, rng: np.random.Generator, see_through: float = 0.0, wide: float = 0.0
+) -> list[Sample]:
     """``n`` rendered tables (``vision.synth``: every body/pip colour pair of its styles, flat,
     leaning, stacked and off-pad dice, blur, noise, JPEG, glare) with exact truth. A die's size
     is its top face's axis-aligned extent, as the photos' boxes measure it; dice tilted 20
     degrees or more, or mostly hidden, train the locator but carry no value label (value 0 is
     never used for them: -1 marks "a die, face not a label"). A ``see_through`` share of the
-    tables also draws from ``synth.TRANSLUCENT_STYLES`` (resin dice whose far pips show)."""
+    tables also draws from ``synth.TRANSLUCENT_STYLES`` (resin dice whose far pips show); a
+    ``wide`` share are ``synth.wide_scene`` tables instead (domain randomisation: any die look,
+    surface, distractor, lamp and camera tilt), whose dice under 16 px carry no value label."""
     out = []
     resin = list(synth.STYLES.values()) + list(synth.TRANSLUCENT_STYLES.values())
     for i in range(n):
         # drawn only when asked for, so the default stream stays the shipped models' one
         styles = resin if see_through > 0 and rng.random() < see_through else None
         size = (640, 480) if rng.random() < 0.6 else (640, 640)
+        if wide > 0 and rng.random() < wide:
+            out.append(_wide_sample(f"wide-{i}", rng, size))
+            continue
         scene = synth.random_scene(
             rng,
             n_dice=int(rng.integers(1, 11)),
@@ -273,6 +280,21 @@ def synth_samples(n: int, rng: np.random.Generator, see_through: float = 0.0) ->
             dice.append(Die(d.center_xy[0], d.center_xy[1], extent, value))
         out.append(Sample(f"synth-{i}", shot.image, dice))
     return out
+
+
+def _wide_sample(name: str, rng: np.random.Generator, size: tuple[int, int]) -> Sample:
+    """One ``synth.wide_scene`` table as a training sample (labels as in ``synth_samples``)."""
+    shot = synth.render_wide(synth.wide_scene(rng, size=size), size=size, rng=rng)
+    dice = []
+    for d in shot.truth.dice:
+        if d.visible < 0.5:
+            continue
+        xs = [c[0] for c in d.corners_xy]
+        ys = [c[1] for c in d.corners_xy]
+        extent = max(max(xs) - min(xs), max(ys) - min(ys))
+        sure = d.tilt_deg < 20 and d.visible >= 0.9 and d.size_px >= 16
+        dice.append(Die(d.center_xy[0], d.center_xy[1], extent, d.value if sure else -1))
+    return Sample(name, shot.image, dice)
 
 
 # ----------------------------------------------------------------------------- augmentation
@@ -733,6 +755,9 @@ def main() -> int:
         help="share of rendered tables that may hold translucent resin dice",
     )
     ap.add_argument("--synth-share", type=float, default=0.25, help="share of batches from renders")
+    ap.add_argument(
+        "--wide", type=float, default=0.0, help="share of rendered tables from synth.wide_scene"
+    )
     ap.add_argument("--locator-side", type=int, default=P.locator_long_side_px)
     ap.add_argument("--locator-width", type=int, default=24)
     ap.add_argument("--crop-px", type=int, default=P.crop_px)
@@ -803,7 +828,7 @@ def main() -> int:
 
     t0 = time.time()
     by_set["synth"] = synth_samples(
-        args.synth, np.random.default_rng(args.seed + 1000), args.see_through
+        args.synth, np.random.default_rng(args.seed + 1000), args.see_through, args.wide
     )
     print(f"rendered {args.synth} tables in {time.time() - t0:.0f}s", flush=True)
     weight = dict.fromkeys(sources, 1.0)
