@@ -227,8 +227,8 @@ install_project() {
   copy_source
   run env PIP_DISABLE_PIP_VERSION_CHECK=1 "$venv/bin/python" -m pip install --upgrade \
     --constraint "$constraints" "${source_copy}[pi]"
-  say "check: NumPy must be Debian's, and OpenCV, picamera2 and dicepad must import"
-  run "$venv/bin/python" "$pi_install" check --numpy "$numpy" cv2 picamera2 gpiozero server.cli
+  say "check: NumPy must be Debian's, and OpenCV, ONNX Runtime, picamera2 and dicepad must import"
+  run "$venv/bin/python" "$pi_install" check --numpy "$numpy" cv2 onnxruntime picamera2 gpiozero server.cli
 }
 
 install_service() {

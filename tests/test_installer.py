@@ -230,7 +230,7 @@ def test_forced_dry_run_prints_the_full_plan_and_changes_nothing(pi: FakePi) -> 
         f"env PIP_DISABLE_PIP_VERSION_CHECK=1 {opt}/venv/bin/python -m pip install "
         f"--upgrade --constraint {opt}/constraints.txt {opt}/src\\[pi\\]",
         f"{opt}/venv/bin/python {REPO}/server/pi_install.py check --numpy 1.24.2 "
-        "cv2 picamera2 gpiozero server.cli",
+        "cv2 onnxruntime picamera2 gpiozero server.cli",
         f"install -m 0600 {REPO}/systemd/dicepad.env {pi.fs}/etc/dicepad/dicepad.env",
         f"install -m 0644 {REPO}/systemd/dicepad.service "
         f"{pi.fs}/etc/systemd/system/dicepad.service",
