@@ -3,6 +3,7 @@ and the verdict that gives a value or asks (``vision.trust``)."""
 
 from __future__ import annotations
 
+import cv2
 import numpy as np
 import pytest
 from vision_drawing import draw_die, table
@@ -114,3 +115,22 @@ def test_candidates_are_in_the_json_of_every_die() -> None:
     obj = die.to_json()
     assert obj["candidates"][0][0] == die.value == 6
     assert 0.0 < obj["candidates"][0][1] <= 1.0
+
+
+def test_a_pip_of_a_big_die_taken_for_a_die_is_asked_about() -> None:
+    """A locator that never saw dice this big peaks on one pip of a 2 and sizes it as a die: a
+    lone round blob, read as a sure 1. Its "face" goes on past the located size in the die's
+    colour, which no die's face does: the reader asks. A real 1 on the table is not touched."""
+    img = table(400, 400, (70, 110, 60))
+    cv2.rectangle(img, (80, 80), (320, 320), (235, 235, 235), -1)  # a face 240 px a side
+    for centre in ((160, 160), (240, 240)):  # a 2's pips, 0.1 of its side across
+        cv2.circle(img, centre, 12, (20, 20, 20), -1, cv2.LINE_AA)
+    part = count_pips(img, (160.0, 160.0), 60.0, 0.0)  # 2.5 pips across, as such a locator
+    assert part.engulfed
+    assert part.value is None
+    told = verdict(_guess(1, 0.97), part, alone=0.9, agreed=0.5)
+    assert (told.value, told.why) == (None, Why.PART)
+    one = table(160, 160, (70, 110, 60))
+    draw_die(one, (80.0, 80.0), 40.0, 1)
+    real = count_pips(one, (80.0, 80.0), 40.0, 0.0)
+    assert (real.value, real.engulfed) == (1, False)

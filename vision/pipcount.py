@@ -28,6 +28,9 @@ from vision.classify import die_patch
 
 U8 = npt.NDArray[np.uint8]
 
+ENGULFED = 0.85
+"""The share of the ring just outside a one-pip face (0.62-0.8 located sides) in the body's
+colour above which the face is a pip of a bigger die, not a die."""
 _PX = 56  # the face cut is this many px a side ...
 _SPAN = 1.6  # ... over this many located face sides (the located side is off by up to 30 %)
 _S = _PX / _SPAN  # px per located face side in the cut
@@ -40,6 +43,7 @@ _CORE = (np.abs(_U) < 0.3) & (np.abs(_V) < 0.3)  # face, whatever the located si
 _P98 = int(0.98 * (np.count_nonzero(_CORE) - 1))  # the 98th percentile's rank in the core
 _BORDER = np.zeros((_PX, _PX), bool)
 _BORDER[[0, -1], :] = _BORDER[:, [0, -1]] = True
+_RING = np.maximum(np.abs(_U), np.abs(_V)) >= 0.62  # just outside the located face
 
 
 @dataclass(frozen=True)
@@ -50,6 +54,7 @@ class PipCount:
     value: int | None
     blobs: int
     contrast: float  # the ink's high percentile, Lab units: how much the pips stand out
+    engulfed: bool = False  # one blob, and the body's colour all round past the face: a pip
 
 
 def count_pips(
@@ -85,7 +90,12 @@ def count_pips(
     stray = int(np.count_nonzero(_CORE & ~is_kept[labels]))
     if stray > 0.6 * _PIP_AREA:  # ink on the face that is no pip: marbling, glare, a logo
         return PipCount(None, len(blobs), high)
-    return PipCount(_layout_value(blobs), len(blobs), high)
+    value = _layout_value(blobs)
+    if value == 1 and float(np.mean(dist[_RING] < 0.3 * high)) >= ENGULFED:
+        # a lone blob whose "face" goes on past the located size in the body's colour: the
+        # locator took a pip of a bigger die for a die (a 2 or 4 read as 1, unasked)
+        return PipCount(None, len(blobs), high, engulfed=True)
+    return PipCount(value, len(blobs), high)
 
 
 def _layout_value(blobs: list[tuple[float, float, float]]) -> int | None:
