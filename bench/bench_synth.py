@@ -162,14 +162,20 @@ def bench_reader(quick: bool) -> None:
         # not a target: resin dice whose far pips show through, as in nellbyler_d6
         ("translucent resin dice among them, clean", 12, {"degrade": False, "styles": resin}),
     ):
-        right = total = extra = 0
+        right = wrong = asked = total = extra = 0
         for shot in scenes(seed, n, n_dice=None, **kinds):
             reading = read_roll(shot.image)
             pairs = match(shot.truth.dice, reading)
             total += len(pairs)
-            right += sum(i is not None and reading.dice[i].value == d.value for d, i in pairs)
+            read = [(d.value, reading.dice[i].value) for d, i in pairs if i is not None]
+            right += sum(v == r for v, r in read)
+            asked += sum(r is None for _, r in read)
+            wrong += sum(r is not None and r != v for v, r in read)
             extra += len(reading.dice) - sum(i is not None for _, i in pairs)
-        print(f"  {label}: {right}/{total} dice right = {right / max(total, 1):.4f}, {extra} extra")
+        print(
+            f"  {label}: {right}/{total} dice right = {right / max(total, 1):.4f}"
+            f" ({wrong} wrong, {asked} asked), {extra} extra"
+        )
 
 
 def flag_rates(results: Sequence[tuple[DieTruth, frozenset[DieFlag]]]) -> None:

@@ -7,14 +7,27 @@ gives the face's turn without finding a single edge, and round pips add nothing 
 
 from __future__ import annotations
 
+import functools
 import math
 
 import cv2
 import numpy as np
+import numpy.typing as npt
 
 from vision.nets import U8
 
 Point = tuple[float, float]
+
+
+@functools.cache
+def _weight(h: int, w: int) -> npt.NDArray[np.float32]:
+    """A Gaussian fall-off from the patch's centre (one per patch shape: every die's patch is
+    the same size, and building it took a third of :func:`face_angle`'s time)."""
+    yy, xx = np.mgrid[0:h, 0:w].astype(np.float32)
+    r2 = ((xx - (w - 1) / 2) ** 2 + (yy - (h - 1) / 2) ** 2) / (0.5 * min(h, w)) ** 2
+    weight: npt.NDArray[np.float32] = np.exp(-r2)
+    weight.flags.writeable = False
+    return weight
 
 
 def face_angle(patch: U8) -> float:
@@ -23,10 +36,7 @@ def face_angle(patch: U8) -> float:
     g = grey.astype(np.float32)
     gx = cv2.Sobel(g, cv2.CV_32F, 1, 0, ksize=3)
     gy = cv2.Sobel(g, cv2.CV_32F, 0, 1, ksize=3)
-    h, w = g.shape
-    yy, xx = np.mgrid[0:h, 0:w].astype(np.float32)
-    r2 = ((xx - (w - 1) / 2) ** 2 + (yy - (h - 1) / 2) ** 2) / (0.5 * min(h, w)) ** 2
-    weight = np.exp(-r2)  # favour the die over its neighbours near the patch border
+    weight = _weight(*g.shape)  # favour the die over its neighbours near the patch border
     z = (gx + 1j * gy) ** 4 / (gx * gx + gy * gy + 1e-6)  # |g|^2 * e^{4i phi}
     total = complex(np.sum(z * weight))
     if abs(total) < 1e-6:
