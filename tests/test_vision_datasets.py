@@ -2,9 +2,10 @@
 
 The shipped models were trained on all DEV images, so this is a regression floor, not an
 accuracy estimate (cross-validate with ``bench/train_vision.py --fold I/K`` and
-``bench/bench_vision.py --fold I/K``). The floors sit above the public tuned classic pipeline
-(61 % / 92 % per die, 12 % / 58 % exact rolls) but below the product target (99 % / 95 %), which
-the shipped models do not reach yet.
+``bench/bench_vision.py --fold I/K``; for a source never trained on, ``bench/loso_vision.py``).
+The right-dice floors sit above the public tuned classic pipeline (61 % / 92 % per die) but
+below the product target (98 %), which the reader does not reach yet now that it asks about the
+dice it doubts; the wrong-dice and silently-wrong-photo ceilings are the product's own.
 """
 
 from __future__ import annotations
@@ -25,9 +26,14 @@ pytestmark = pytest.mark.dataset
 SUBSET = 25  # images per data set, every k-th by name so both easy and hard ones are in
 
 
-# data set: (per-die value accuracy, exact-roll rate) floors, a few dice / two rolls below what
-# the shipped models read (98.4 % / 92 % and 100 % / 100 %)
-FLOORS = {"nellbyler_d6": (0.96, 0.84), "matteop65_d6": (0.97, 0.92)}
+# data set: (share of dice read right, share of photos exact) floors, a few dice / two photos
+# below what the shipped reader reads (91.8 % / 68 % and 94.4 % / 84 %: it asks about the dice
+# it doubts, 8 % and 6 % of these, rather than guess). The ceilings are what matters at a bar:
+# dice read wrong and photos scored silently wrong (the dice count right, nothing asked, a
+# value wrong): none of either here.
+FLOORS = {"nellbyler_d6": (0.89, 0.6), "matteop65_d6": (0.91, 0.76)}
+MAX_WRONG = 0.006  # one die in 183 (nellbyler) is 0.55 %
+MAX_SILENT_PHOTOS = 0
 
 
 @pytest.mark.parametrize("name", sorted(FLOORS))
@@ -36,7 +42,9 @@ def test_fixed_subset_floor(datasets_dir: Path, name: str) -> None:
     step = max(1, len(images) // SUBSET)
     subset = images[::step][:SUBSET]
     summary = evaluate(subset, DetectorParams())[name].summary()
-    value_floor, exact_floor = FLOORS[name]
-    assert summary["value_accuracy"] >= value_floor
-    assert summary["exact_roll_rate"] >= exact_floor
+    right_floor, exact_floor = FLOORS[name]
+    assert summary["right"] >= right_floor * summary["dice"]
+    assert summary["photo_exact"] >= exact_floor * summary["images"]
+    assert summary["wrong"] <= MAX_WRONG * summary["dice"]
+    assert summary["photo_silent"] <= MAX_SILENT_PHOTOS
     assert summary["extra"] <= 3
