@@ -55,28 +55,28 @@ def trained(folder: Path) -> bool:
 def train_fold(
     python: str, fold: int, folds: int, out: Path, datasets: Path, extra: Sequence[str]
 ) -> None:
-    """One training run in its own process (its log beside the models)."""
+    """One fold's training run (every photo not in fold ``fold``)."""
+    train(python, f"fold {fold}", ["--fold", f"{fold}/{folds}"], out, datasets, extra)
+
+
+def train(
+    python: str, label: str, which: Sequence[str], out: Path, datasets: Path, extra: Sequence[str]
+) -> None:
+    """One training run of ``bench/train_vision.py`` with the photos ``which`` picks (its
+    options), in its own process on one thread, its log beside the models; skipped when
+    ``out`` already holds both models, so an interrupted run resumes."""
     if trained(out):
-        print(f"fold {fold}: models already in {out}", flush=True)
+        print(f"{label}: models already in {out}", flush=True)
         return
     out.mkdir(parents=True, exist_ok=True)
-    cmd = [
-        python,
-        str(REPO / "bench" / "train_vision.py"),
-        "--fold",
-        f"{fold}/{folds}",
-        "--out",
-        str(out),
-        "--datasets",
-        str(datasets),
-        "--threads",
-        "1",
-        *extra,
-    ]
+    script = str(REPO / "bench" / "train_vision.py")
+    cmd = [python, script, *which, "--out", str(out), "--datasets", str(datasets)]
     t0 = time.time()
     with (out / "train.log").open("w") as log:
-        subprocess.run(cmd, stdout=log, stderr=subprocess.STDOUT, check=True)
-    print(f"fold {fold}: trained in {time.time() - t0:.0f} s", flush=True)
+        subprocess.run(
+            [*cmd, "--threads", "1", *extra], stdout=log, stderr=subprocess.STDOUT, check=True
+        )
+    print(f"{label}: trained in {time.time() - t0:.0f} s", flush=True)
 
 
 def merge(into: dict[str, Score], scores: dict[str, Score]) -> None:

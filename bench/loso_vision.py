@@ -20,9 +20,7 @@ with ``--curve`` every die is given a value with no second opinion (the network 
 from __future__ import annotations
 
 import argparse
-import subprocess
 import sys
-import time
 from collections.abc import Sequence
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
@@ -41,7 +39,7 @@ from bench_vision import (  # noqa: E402
     parse_overrides,
     report,
 )
-from cv_vision import trained  # noqa: E402
+from cv_vision import train, trained  # noqa: E402
 
 from vision.params import DetectorParams  # noqa: E402
 
@@ -49,30 +47,9 @@ from vision.params import DetectorParams  # noqa: E402
 def train_without(
     python: str, source: str, out: Path, datasets: Path, extra: Sequence[str]
 ) -> None:
-    """Train both networks on the renders and every source but ``source`` (its own process,
-    its log beside the models)."""
-    if trained(out):
-        print(f"without {source}: models already in {out}", flush=True)
-        return
-    out.mkdir(parents=True, exist_ok=True)
+    """Train both networks on the renders and every source but ``source``."""
     others = ",".join(s for s in DATASETS if s != source)
-    cmd = [
-        python,
-        str(REPO / "bench" / "train_vision.py"),
-        "--sources",
-        others,
-        "--out",
-        str(out),
-        "--datasets",
-        str(datasets),
-        "--threads",
-        "1",
-        *extra,
-    ]
-    t0 = time.time()
-    with (out / "train.log").open("w") as log:
-        subprocess.run(cmd, stdout=log, stderr=subprocess.STDOUT, check=True)
-    print(f"without {source}: trained in {time.time() - t0:.0f} s", flush=True)
+    train(python, f"without {source}", ["--sources", others], out, datasets, extra)
 
 
 def main(argv: Sequence[str] | None = None) -> int:

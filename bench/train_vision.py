@@ -119,7 +119,7 @@ import math
 import statistics
 import sys
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -269,32 +269,30 @@ def synth_samples(
             styles=styles,
         )
         shot = synth.render(scene, size=size, rng=rng)
-        dice = []
-        for d in shot.truth.dice:
-            if d.visible < 0.5:
-                continue
-            xs = [c[0] for c in d.corners_xy]
-            ys = [c[1] for c in d.corners_xy]
-            extent = max(max(xs) - min(xs), max(ys) - min(ys))
-            value = d.value if d.tilt_deg < 20 and d.visible >= 0.9 else -1
-            dice.append(Die(d.center_xy[0], d.center_xy[1], extent, value))
-        out.append(Sample(f"synth-{i}", shot.image, dice))
+        out.append(Sample(f"synth-{i}", shot.image, _labelled(shot.truth.dice, min_px=0.0)))
     return out
 
 
 def _wide_sample(name: str, rng: np.random.Generator, size: tuple[int, int]) -> Sample:
     """One ``synth.wide_scene`` table as a training sample (labels as in ``synth_samples``)."""
     shot = synth.render_wide(synth.wide_scene(rng, size=size), size=size, rng=rng)
+    return Sample(name, shot.image, _labelled(shot.truth.dice, min_px=16.0))
+
+
+def _labelled(truth: Sequence[synth.DieTruth], *, min_px: float) -> list[Die]:
+    """The dice of a render that teach the locator (half visible or more), each sized by its
+    top face's axis-aligned extent; a value label only on dice flat (under 20 degrees), all
+    but fully visible and ``min_px`` or more a side (-1: "a die, face not a label")."""
     dice = []
-    for d in shot.truth.dice:
+    for d in truth:
         if d.visible < 0.5:
             continue
         xs = [c[0] for c in d.corners_xy]
         ys = [c[1] for c in d.corners_xy]
         extent = max(max(xs) - min(xs), max(ys) - min(ys))
-        sure = d.tilt_deg < 20 and d.visible >= 0.9 and d.size_px >= 16
+        sure = d.tilt_deg < 20 and d.visible >= 0.9 and d.size_px >= min_px
         dice.append(Die(d.center_xy[0], d.center_xy[1], extent, d.value if sure else -1))
-    return Sample(name, shot.image, dice)
+    return dice
 
 
 # ----------------------------------------------------------------------------- augmentation
