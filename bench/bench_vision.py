@@ -55,6 +55,8 @@ from vision.reading import DieReading  # noqa: E402
 DATASETS = ("nellbyler_d6", "matteop65_d6")
 MATCH_FRACTION = 0.6
 MIN_MATCH_PX = {"matteop65_d6": 30.0}
+CURVE_READER = {"min_value_confidence": 0.0, "agreed_value_confidence": 0.0, "pip_count": False}
+"""``--curve``: every die given a value, no second opinion -- the network's confidence alone."""
 CURVE_FLOORS = (0.0, 0.35, 0.5, 0.7, 0.8, 0.9, 0.95, 0.98, 0.99)
 
 DISPUTED_LABELS: dict[tuple[str, str, tuple[int, int]], int] = {
@@ -418,8 +420,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     cv2.setNumThreads(args.threads)  # with 1, all work runs on this thread: thread_time is fair
     overrides = parse_overrides(args.set)
     if args.curve:
-        overrides |= {"min_value_confidence": 0.0, "agreed_value_confidence": 0.0}
-        overrides |= {"pip_count": False}
+        overrides |= CURVE_READER
     params = DetectorParams(models_dir=args.models, **overrides)
     images: list[LabelledImage] = []
     for name in (s for s in args.sources.split(",") if s):

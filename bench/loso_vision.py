@@ -32,6 +32,7 @@ sys.path.insert(0, str(REPO / "bench"))
 
 import cv2  # noqa: E402
 from bench_vision import (  # noqa: E402
+    CURVE_READER,
     DATASETS,
     default_datasets_dir,
     evaluate,
@@ -82,8 +83,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     cv2.setNumThreads(1)
     overrides = parse_overrides(args.set)
     if args.curve:
-        overrides |= {"min_value_confidence": 0.0, "agreed_value_confidence": 0.0}
-        overrides |= {"pip_count": False}
+        overrides |= CURVE_READER
     for source, folder in folders.items():
         if not trained(folder):
             print(f"without {source}: no models in {folder}: skipped", flush=True)

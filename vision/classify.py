@@ -82,6 +82,12 @@ class ValueGuess:
     faces: tuple[float, ...] = ()  # P(1..6 | a die), when the whole distribution is known
 
     @property
+    def confidence(self) -> float:
+        """How surely the cut shows a die centred in it *and* which face (0-1): the reading's
+        ``confidence``, and what the reader's floors compare."""
+        return self.probability * (1.0 - self.not_die)
+
+    @property
     def candidates(self) -> tuple[tuple[int, float], ...]:
         """The two most probable values with their probabilities, best first (the value alone
         when only it is known)."""

@@ -99,7 +99,7 @@ def read_roll(
             corners_xy=die.corners_xy,
             size_px=die.side_px,
             colour=body_colour(die.patch),
-            confidence=die.guess.probability * (1.0 - die.guess.not_die),
+            confidence=die.guess.confidence,
             candidates=told.candidates,
         )
         readings.append(reading)

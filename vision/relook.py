@@ -153,7 +153,7 @@ def unsure_ones(
 def centred(guess: ValueGuess) -> float:
     """How surely a look shows a die centred in the cut *and* which face it is (0-1): the value
     network's "not a die" class is trained on cuts off a die's centre, so it grades centring."""
-    return (1.0 - guess.not_die) * guess.probability
+    return guess.confidence
 
 
 def recentred(

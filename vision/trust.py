@@ -55,7 +55,7 @@ def verdict(
     """The value to report for a die the network read as ``guess`` and whose pips were counted
     as ``count`` (None: not counted), with the confidence floors ``alone`` (no clean count)
     and ``agreed`` (a clean count agrees)."""
-    confidence = guess.probability * (1.0 - guess.not_die)
+    confidence = guess.confidence
     candidates = guess.candidates
     counted = None if count is None else count.value
     if count is not None and count.engulfed:
