@@ -67,9 +67,9 @@ def login() -> Response:
     pin = bodies.parse_pin(bodies.json_body(request))
     auth = dicepad().auth
     version = auth.attempt(_address(), pin)
-    auth.end_session(session.get(SESSION_KEY))
+    token = auth.open_session(version, address=_address(), replacing=session.get(SESSION_KEY))
     session.clear()
-    session[SESSION_KEY] = auth.open_session(version)
+    session[SESSION_KEY] = token
     session.permanent = True
     return jsonify({"authenticated": True})
 

@@ -6,7 +6,8 @@ Failed attempts are counted per client address, and an address that keeps guessi
 out for a while; the lock-out is per address: other phones carry on. Failed attempts from all
 addresses together are capped too (a guesser can take many addresses): past the cap only
 addresses that gave the right PIN before may try. Neither locks the table: a phone already
-logged in, the camera and the buttons carry on.
+logged in, the camera and the buttons carry on. Addresses past the limiter's room share one
+entry, so a flood of addresses never makes it forget a lock-out.
 
 Scrypt is slow on purpose (~0.1 s on a Pi). So that a scorekeeper's API client does not pay it
 on every action, a PIN that verified once is remembered as an HMAC under a key that lives only
@@ -15,7 +16,9 @@ in this process's memory; a wrong PIN always pays the full scrypt.
 A logged-in phone carries a random session token in its signed cookie; the database keeps the
 token's hash, the PIN version it logged in at and when it expires. Logging out deletes that
 row, so the session ends for every copy of the cookie (one sniffed on the bar's open Wi-Fi
-included), and a PIN change ends them all.
+included), and a PIN change ends them all. A login ends the session its cookie held, and a
+double-tapped login gets one session, not two; expired rows go at a login and at a session
+check now and then.
 """
 
 from __future__ import annotations
@@ -45,6 +48,15 @@ guesses from many phones queues instead of filling the Pi's memory)."""
 GENERATED_DIGITS = 6
 SESSION_SECONDS = 16 * 3600
 """How long a PIN holder's login lasts: one night at the bar (the cookie's lifetime too)."""
+RELOGIN_SECONDS = 10.0
+"""A login this soon after another from the same address and cookie is the same tap twice:
+it gets the first one's token (:meth:`PinAuth.open_session`)."""
+PURGE_SECONDS = 60.0
+"""Expired sessions are deleted at every login and at a session check at most this often: the
+table keeps no dead sessions for long, and a phone's every request costs no write."""
+OVERFLOW = "*"
+""":class:`FailureLimiter`'s one entry for all the addresses it has no room for (no client
+address reads so)."""
 
 
 class AuthError(Exception):
@@ -133,7 +145,11 @@ class FailureLimiter:
     stay at ``max_total`` a window (twice that with the addresses that gave the right PIN).
     A logged-in phone, the camera and the buttons carry on.
 
-    Memory is bounded: at most ``max_addresses`` are tracked (the stalest are forgotten).
+    Memory is bounded: at most ``max_addresses`` addresses with failures in the window or a
+    lock-out are tracked, each on its own, plus those that gave the right PIN. Past that room
+    new addresses share one entry, :data:`OVERFLOW`, limited and locked out as one address
+    (a flood locks itself out together); room comes back as entries go stale. Forgetting the
+    stalest instead would let a flood of fresh addresses wipe a guesser's lock-out.
     """
 
     def __init__(
@@ -168,7 +184,7 @@ class FailureLimiter:
         while refusing wrong ones would tell a guesser which guess is right, at no cost."""
         now = self._now()
         with self._lock:
-            self._raise_if_locked(address, now)
+            self._raise_if_locked(self._key(address, now), now)
             self._raise_if_over_total(address, now)
 
     def begin(self, address: str) -> None:
@@ -179,20 +195,19 @@ class FailureLimiter:
         before the first was counted."""
         now = self._now()
         with self._lock:
-            self._raise_if_locked(address, now)
-            times = self._recent(address, now)
+            key = self._key(address, now)
+            self._raise_if_locked(key, now)
+            times = self._recent(key, now)
             if len(times) >= self.max_failures:
-                self._locked_until[address] = now + self.lockout
-                self._prune(now)
-                raise LockedOutError(self.lockout)
+                self._lock_out(key, now)
+                raise LockedOutError(self.lockout, everyone=key == OVERFLOW)
             if times:
-                self._failures[address] = times  # kept if the total refuses this attempt
+                self._failures[key] = times  # kept if the total refuses this attempt
             self._raise_if_over_total(address, now)
             times.append(now)
             if self.max_total is not None:
                 self._all.append(now)
-            self._failures[address] = times  # re-inserted last: dicts keep order
-            self._prune(now)
+            self._failures[key] = times  # re-inserted last: dicts keep order (by last attempt)
 
     def _raise_if_over_total(self, address: str, now: float) -> None:
         """Refuse an attempt past ``max_total`` from all addresses together (not counted, so a
@@ -223,17 +238,24 @@ class FailureLimiter:
         """The attempt counted by :meth:`begin` failed: lock the address out at the limit."""
         now = self._now()
         with self._lock:
-            times = self._recent(address, now)
+            key = self._key(address, now)
+            times = self._failures.get(key)
+            if times is None:
+                return
+            while times and times[0] <= now - self.window:
+                times.popleft()
             if len(times) >= self.max_failures:
-                self._locked_until[address] = now + self.lockout
-            elif times:
-                self._failures[address] = times
-            self._prune(now)
+                del self._failures[key]
+                self._lock_out(key, now)
+            elif not times:
+                del self._failures[key]
 
     def success(self, address: str, *, counted: bool = True) -> None:
         """The right PIN from ``address``: its slate is wiped, the attempt :meth:`begin`
         counted (``counted``) leaves the total, and the address is trusted past ``max_total``
-        from now on."""
+        from now on (and has an entry of its own past the room: a flood's shared lock-out does
+        not hold it). An attempt counted in :data:`OVERFLOW` stays there: that entry is a
+        flood's."""
         with self._lock:
             times = self._failures.pop(address, None)
             if counted and times and times[-1] in self._all:
@@ -243,12 +265,26 @@ class FailureLimiter:
             while len(self._trusted) > self._max_addresses:
                 del self._trusted[next(iter(self._trusted))]
 
-    def _raise_if_locked(self, address: str, now: float) -> None:
-        until = self._locked_until.get(address)
+    def _raise_if_locked(self, key: str, now: float) -> None:
+        until = self._locked_until.get(key)
         if until is not None:
             if now < until:
-                raise LockedOutError(until - now)
-            del self._locked_until[address]
+                raise LockedOutError(until - now, everyone=key == OVERFLOW)
+            del self._locked_until[key]
+
+    def _lock_out(self, key: str, now: float) -> None:
+        self._locked_until.pop(key, None)
+        self._locked_until[key] = now + self.lockout  # inserted last: dicts keep order (by end)
+
+    def _key(self, address: str, now: float) -> str:
+        """Where ``address``'s attempts count: its own entry if it has one, gave the right PIN
+        before or there is room, else :data:`OVERFLOW`."""
+        if address in self._failures or address in self._locked_until or address in self._trusted:
+            return address
+        self._forget_stale(now)
+        if len(self._failures) + len(self._locked_until) < self._max_addresses:
+            return address
+        return OVERFLOW
 
     def _recent(self, address: str, now: float) -> deque[float]:
         """``address``'s attempts within the window, taken out of the table (put it back)."""
@@ -257,13 +293,20 @@ class FailureLimiter:
             times.popleft()
         return times
 
-    def _prune(self, now: float) -> None:
-        for table in (self._failures, self._locked_until):
-            while len(table) > self._max_addresses:
-                del table[next(iter(table))]
-        expired = [a for a, until in self._locked_until.items() if until <= now]
-        for address in expired:
-            del self._locked_until[address]
+    def _forget_stale(self, now: float) -> None:
+        """Drop the lock-outs that are over and the entries with no failure left in the window:
+        only those, so nothing a guesser wants forgotten is. Both tables are in order (of the
+        last attempt, of the lock-out's end), so only their stale heads are looked at."""
+        while self._locked_until:
+            key = next(iter(self._locked_until))
+            if self._locked_until[key] > now:
+                break
+            del self._locked_until[key]
+        while self._failures:
+            key = next(iter(self._failures))
+            if self._failures[key][-1] > now - self.window:
+                break
+            del self._failures[key]
 
     @property
     def tracked(self) -> int:
@@ -293,6 +336,11 @@ class PinAuth:
         self._hashing = threading.BoundedSemaphore(SCRYPT_AT_ONCE)
         self._memo_key = secrets.token_bytes(32)
         self._memo: bytes | None = None
+        self._logins_lock = threading.Lock()
+        #: (address, the presented token's digest or "") -> (the token given, when): see
+        #: :meth:`open_session`; in this process's memory only, for RELOGIN_SECONDS
+        self._logins: dict[tuple[str, str], tuple[str, float]] = {}
+        self._purged: float | None = None  # the wall-clock time of the last purge
         #: the PIN made up on first start; the caller prints it once, it is never stored
         self.generated_pin: str | None = None
         stored = store.setting(PIN_HASH)
@@ -349,21 +397,59 @@ class PinAuth:
 
     # -- sessions -----------------------------------------------------------------------------
 
-    def open_session(self, version: int) -> str:
+    def open_session(
+        self, version: int, *, address: str | None = None, replacing: object = None
+    ) -> str:
         """A new session for a PIN checked against PIN ``version``: the token its cookie
-        carries (only its hash is stored)."""
-        token = secrets.token_urlsafe(24)
+        carries (only its hash is stored). The session ``replacing`` (the token the client's
+        cookie held) ends.
+
+        Given the client's ``address``, a login within :data:`RELOGIN_SECONDS` of another from
+        that address presenting the same cookie (or none) gets that login's token again while
+        its session is live at ``version``. Why: both logins of a double tap leave before
+        either answer sets the cookie; a second session would be live for 16 h with the
+        browser keeping only one cookie, out of reach of its logout (a sniffed copy too)."""
+        self.end_session(replacing)
+        presented = _digest(replacing) if isinstance(replacing, str) and replacing else ""
+        key = None if address is None else (address, presented)
         now = self._wall_clock()
-        self._store.add_session(_digest(token), version, now + self._session_seconds, now)
+        with self._logins_lock:
+            while self._logins:  # forget the logins past a double tap's seconds
+                first = next(iter(self._logins))
+                if 0 <= now - self._logins[first][1] < RELOGIN_SECONDS:
+                    break
+                del self._logins[first]
+            if key is not None and key in self._logins:
+                token = self._logins[key][0]
+                if self._store.session_version(_digest(token), now) == version:
+                    return token
+            token = secrets.token_urlsafe(24)
+            self._store.add_session(_digest(token), version, now + self._session_seconds, now)
+            if key is not None:
+                self._logins.pop(key, None)
+                self._logins[key] = (token, now)  # inserted last: dicts keep order (by time)
+        with self._lock:
+            self._purged = now  # add_session purged
         return token
 
     def session_ok(self, token: object) -> bool:
         """Whether a cookie's token is a live session of the current PIN (anything else a
         cookie may hold -- nothing, an old cookie's PIN version number -- is not)."""
+        now = self._wall_clock()
+        self._purge_expired(now)
         if not isinstance(token, str) or not token:
             return False
-        version = self._store.session_version(_digest(token), self._wall_clock())
+        version = self._store.session_version(_digest(token), now)
         return version is not None and version == self.version
+
+    def _purge_expired(self, now: float) -> None:
+        """Delete the expired sessions, at most once every :data:`PURGE_SECONDS` (a clock
+        set back counts as time gone by)."""
+        with self._lock:
+            if self._purged is not None and abs(now - self._purged) < PURGE_SECONDS:
+                return
+            self._purged = now
+        self._store.end_expired_sessions(now)
 
     def end_session(self, token: object) -> None:
         """Log a session out, for every copy of its cookie."""

@@ -291,6 +291,11 @@ class Store:
         )
         return int(rows[0][0]) if rows else None
 
+    def end_expired_sessions(self, now: float) -> None:
+        """Forget the sessions expired by ``now``."""
+        with self._transaction() as db:
+            db.execute("DELETE FROM sessions WHERE expires <= ?", (now,))
+
     def end_session(self, digest: str) -> None:
         with self._transaction() as db:
             db.execute("DELETE FROM sessions WHERE id = ?", (digest,))

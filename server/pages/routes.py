@@ -232,8 +232,9 @@ def login_post() -> BaseResponse:
         if isinstance(exc, LockedOutError):  # as the API says it: a client may wait for it
             response.headers["Retry-After"] = str(exc.retry_after)
         return response
-    auth.end_session(session.get(SESSION_KEY))
-    session[SESSION_KEY] = auth.open_session(version)
+    session[SESSION_KEY] = auth.open_session(
+        version, address=request.remote_addr or "unknown", replacing=session.get(SESSION_KEY)
+    )
     session.permanent = True
     rotate_csrf_token()
     return redirect(target)
