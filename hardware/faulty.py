@@ -1,26 +1,32 @@
 """Inject camera faults on purpose: for the fault tests, and for bar owners to rehearse.
 
 A :class:`FaultPlan` is a timeline of faults parsed from text such as
-``stall@3s,garbage@10+5,raise@40,vanish@20s+4s`` and shared by every source opened from the
-same spec, so a camera that "vanishes" stays gone across reconnect attempts until its time is
-up. :class:`FaultySource` wraps any real source and applies the plan.
+``stall@3s,garbage@10+5,raise@40,vanish@20s+4s,freeze@60s`` and shared by every source opened
+from the same spec, so a camera that "vanishes" stays gone across reconnect attempts until its
+time is up. :class:`FaultySource` wraps any real source and applies the plan.
 
 Fault grammar (comma separated), where WHEN is a frame count (``10``: after 10 frames have been
 delivered, counted across reconnects) or seconds since the first open (``3s``):
 
 - ``stall@WHEN`` — frames stop until the source is closed and reopened (a hung driver);
   ``stall@WHEN+Ds`` — frames stop for D seconds, then resume by themselves;
+- ``freeze@WHEN`` — the last frame is sent again and again (new timestamps, same image and
+  sensor stamp) until the source is closed and reopened: a driver re-sending an old buffer;
+  ``freeze@WHEN+Ds`` — for D seconds, then live frames again;
 - ``raise@WHEN`` — one read fails with :class:`~hardware.frames.CameraFailedError`;
 - ``garbage@WHEN[+N]`` — the next N frames (default 1) are garbage, cycling through
   all-black, wrong shape, wrong dtype, a tiny image and no frame at all;
 - ``vanish@WHEN+Ds`` — the camera disappears: reads fail and reopening fails for D seconds.
+
+A plan with a freeze makes its source a ``live_sensor`` (see :class:`~hardware.frames.FrameSource`)
+whatever it wraps, so the supervisor judges a rehearsed freeze as it would a real camera's.
 """
 
 from __future__ import annotations
 
 import re
 import threading
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from enum import StrEnum
 from typing import cast
 
@@ -41,6 +47,7 @@ class FaultKind(StrEnum):
     RAISE = "raise"
     GARBAGE = "garbage"
     VANISH = "vanish"
+    FREEZE = "freeze"
 
 
 GARBAGE_KINDS = ("black", "shape", "dtype", "tiny", "none")
@@ -54,7 +61,7 @@ class Fault:
     kind: FaultKind
     at_frame: int | None = None
     at_s: float | None = None
-    duration_s: float | None = None  # stall / vanish
+    duration_s: float | None = None  # stall / vanish / freeze
     count: int = 1  # garbage frames
 
     def __post_init__(self) -> None:
@@ -93,7 +100,7 @@ def parse_faults(text: str) -> tuple[Fault, ...]:
             raise ValueError(
                 f"bad fault {raw.strip()!r}: expected KIND@WHEN[+EXTRA] with KIND one of "
                 f"{', '.join(k.value for k in FaultKind)} (e.g. stall@3s, garbage@10+5, "
-                "vanish@5s+3s)"
+                "vanish@5s+3s, freeze@30s)"
             )
         kind = FaultKind(m["kind"])
         when = float(m["when"])
@@ -138,6 +145,7 @@ class FaultPlan:
         self.frames = 0  # good frames delivered through the plan, across reconnects
         self.fired: list[Fault] = []
         self.stall_until = 0.0
+        self.freeze_until = 0.0
         self.vanished_until = 0.0
         self.garbage_left = 0
         self._garbage_n = 0
@@ -207,9 +215,12 @@ class FaultySource(FrameSource):
         plan.start()
         self.inner = inner
         self.plan = plan
+        self.live_sensor = inner.live_sensor or any(f.kind is FaultKind.FREEZE for f in plan.faults)
         self._clock = plan.clock
         self._hung = False  # an open-ended stall: only closing this source ends it
+        self._stuck = False  # an open-ended freeze: likewise
         self._dead = False  # this source saw its camera vanish
+        self._last: Frame | None = None  # the last good frame sent: what a freeze repeats
 
     def describe(self) -> str:
         return f"faulty [{self.plan}]: {self.inner.describe()}"
@@ -230,6 +241,11 @@ class FaultySource(FrameSource):
                     self._hung = True
                 else:
                     plan.stall_until = self._clock.now() + fault.duration_s
+            elif fault.kind is FaultKind.FREEZE:
+                if fault.duration_s is None:
+                    self._stuck = True
+                else:
+                    plan.freeze_until = self._clock.now() + fault.duration_s
             else:
                 plan.garbage_left += fault.count
         if failed is not None:
@@ -250,6 +266,10 @@ class FaultySource(FrameSource):
         if plan.garbage_left > 0:
             plan.garbage_left -= 1
             return garbage_frame(plan.next_garbage(), frame)
+        if self._last is not None and (self._stuck or plan.freeze_until > self._clock.now()):
+            # paced by the live frame it replaces, stamped as a driver re-sending a buffer is
+            frame = replace(self._last, timestamp=frame.timestamp, seq=frame.seq)
+        self._last = frame
         plan.frames += 1
         return frame
 

@@ -8,6 +8,7 @@ code above it can always notice a dead camera. Backends do not judge their own f
 
 from __future__ import annotations
 
+import hashlib
 from abc import abstractmethod
 from dataclasses import dataclass
 from typing import Any, ClassVar, cast
@@ -25,6 +26,9 @@ LORES_WIDTH = 160
 
 BLACK_LEVEL = 8
 """A frame whose brightest sampled pixel is at or below this is treated as "all black"."""
+
+SAMPLE_STEP = 8
+"""The cheap checks look at every 8th pixel of every 8th row (14 400 of a 1280×720 frame)."""
 
 
 class CameraError(Exception):
@@ -58,12 +62,15 @@ class Frame:
     ``image`` is BGR ``uint8`` H×W×3 (OpenCV's layout), read-only; ``timestamp`` is the source
     clock's monotonic seconds at capture; ``seq`` counts frames from 0 per source (the supervisor
     renumbers across reconnects); ``lores`` is an optional small grey copy for settle detection.
+    ``sensor_stamp`` is the driver's own stamp of the exposure (picamera2's ``SensorTimestamp``,
+    ns), where it gives one: a stamp that stops advancing means old frames are being re-sent.
     """
 
     image: Image
     timestamp: float
     seq: int
     lores: Image | None = None
+    sensor_stamp: int | None = None
 
     @property
     def size(self) -> tuple[int, int]:
@@ -81,19 +88,27 @@ def make_lores(image: Image, *, width: int = LORES_WIDTH) -> Image:
     return cast(Image, cv2.resize(grey, (width, height), interpolation=cv2.INTER_AREA))
 
 
-def make_frame(image: Image, *, timestamp: float, seq: int, lores: Image | None = None) -> Frame:
+def make_frame(
+    image: Image,
+    *,
+    timestamp: float,
+    seq: int,
+    lores: Image | None = None,
+    sensor_stamp: int | None = None,
+) -> Frame:
     """Wrap a freshly captured image (computing ``lores`` if absent), frozen against edits."""
     if lores is None:
         lores = make_lores(image)
     image.flags.writeable = False
     lores.flags.writeable = False
-    return Frame(image=image, timestamp=timestamp, seq=seq, lores=lores)
+    return Frame(image=image, timestamp=timestamp, seq=seq, lores=lores, sensor_stamp=sensor_stamp)
 
 
 def frame_problem(frame: object, *, black_level: int = BLACK_LEVEL) -> str | None:
     """Why ``frame`` is unusable ("all black", "wrong shape …"), or None when it is fine.
 
-    Cheap (samples every 8th pixel for the black check) so it runs on every frame.
+    Cheap (samples every :data:`SAMPLE_STEP`-th pixel for the black check) so it runs on every
+    frame.
     """
     if not isinstance(frame, Frame):
         return f"no frame (got {type(frame).__name__})"
@@ -106,7 +121,7 @@ def frame_problem(frame: object, *, black_level: int = BLACK_LEVEL) -> str | Non
         return f"wrong shape {tuple(image.shape)} (want H×W×3 BGR)"
     if image.shape[0] < 16 or image.shape[1] < 16:
         return f"image too small ({image.shape[1]}×{image.shape[0]})"
-    if int(image[::8, ::8].max()) <= black_level:
+    if int(image[::SAMPLE_STEP, ::SAMPLE_STEP].max()) <= black_level:
         return "all black"
     lores: Any = frame.lores
     if lores is not None and (
@@ -116,6 +131,17 @@ def frame_problem(frame: object, *, black_level: int = BLACK_LEVEL) -> str | Non
     return None
 
 
+def frame_fingerprint(frame: Frame) -> bytes:
+    """A digest of the sampled pixels of a good ``frame`` (see :func:`frame_problem`).
+
+    Equal for a frame re-sent by a stuck driver; different for any two exposures of a real
+    sensor, whose noise moves some of the sampled pixels even on a still pad. Costs a strided
+    copy and a hash of 1/64 of the image, so it runs on every frame.
+    """
+    sample = np.ascontiguousarray(frame.image[::SAMPLE_STEP, ::SAMPLE_STEP])
+    return hashlib.blake2b(sample.data, digest_size=16).digest()
+
+
 class FrameSource(Closing):
     """A camera, a replay or a renderer that hands out frames. Use it as a context manager."""
 
@@ -123,6 +149,11 @@ class FrameSource(Closing):
     """Short backend name, as in the spec string (``files``, ``opencv`` …)."""
     hint: ClassVar[str]
     """The likely cause to show people when this kind of source stops delivering."""
+
+    live_sensor: bool = False
+    """True for a real image sensor: its noise changes every frame, so the same image over and
+    over means the driver is re-sending an old one, which the supervisor treats as a stall.
+    Synthetic and replayed sources repeat images legitimately (a still pad, a photo on loop)."""
 
     _closed: bool = False
 

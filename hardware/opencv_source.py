@@ -5,14 +5,21 @@ was a few hundred milliseconds ago. A grabber thread drains the device continuou
 only the latest frame, so ``read`` returns what the camera sees now (CAP_PROP_BUFFERSIZE=1 is
 also requested where the driver honours it). After a short warm-up the automatic exposure and
 white balance are switched to manual at the values they settled on.
+
+Once started, the grabber thread owns the capture's reads and its release: ``VideoCapture`` is
+not thread-safe, so releasing it while a read is stuck in the driver could crash the process.
+``close`` waits up to ``close_wait_s`` for the thread; if a read is still stuck, the thread
+releases the device the moment that read returns (not whenever garbage collection gets to it),
+so a reopen finds it free again.
 """
 
 from __future__ import annotations
 
 import logging
 import threading
+from collections.abc import Callable
 from pathlib import Path
-from typing import cast
+from typing import Any, Protocol, cast
 
 import cv2
 
@@ -37,16 +44,41 @@ _MANUAL_EXPOSURE = (1.0, 0.25)
 MAX_READ_FAILURES = 30
 """Consecutive failed grabs after which the device is declared broken (≈1 s at 30 fps)."""
 
+CLOSE_WAIT_S = 2.0
+"""How long ``close`` waits for a read in the driver to return before leaving the release of
+the device to the grabber thread."""
+
+
+class Capture(Protocol):
+    """The part of ``cv2.VideoCapture`` this backend uses (tests hand in a stand-in)."""
+
+    def isOpened(self) -> bool: ...  # noqa: N802 (OpenCV's names)
+
+    def read(self) -> tuple[bool, Any]: ...
+
+    def get(self, propId: int) -> float: ...  # noqa: N803
+
+    def set(self, propId: int, value: float) -> bool: ...  # noqa: N803
+
+    def release(self) -> None: ...
+
+
+def open_capture(device: int | str, api: int) -> Capture:
+    """A ``cv2.VideoCapture`` on ``device`` through ``api``."""
+    return cv2.VideoCapture(device, api)
+
 
 class OpenCVSource(FrameSource):
     """Camera ``device`` (an index or a ``/dev/videoN`` path) through V4L2.
 
     ``settings_file``: where locked exposure/white balance are read from and stored (None: warm
-    up and lock every time, store nothing); ``relock`` ignores stored values.
+    up and lock every time, store nothing); ``relock`` ignores stored values. ``capture`` opens
+    the device (a stand-in in tests).
     """
 
     kind = "opencv"
     hint = "check the USB cable and that no other program is using the webcam"
+    live_sensor = True
 
     def __init__(
         self,
@@ -62,11 +94,14 @@ class OpenCVSource(FrameSource):
         clock: Clock = REAL_CLOCK,
         api: int = cv2.CAP_V4L2,
         max_read_failures: int = MAX_READ_FAILURES,
+        close_wait_s: float = CLOSE_WAIT_S,
+        capture: Callable[[int | str, int], Capture] = open_capture,
     ) -> None:
         self.device = device
         self._max_failures = max_read_failures
+        self._close_wait_s = close_wait_s
         self._clock = clock
-        cap = cv2.VideoCapture(device, api)
+        cap = capture(device, api)
         if not cap.isOpened():
             cap.release()
             raise CameraUnavailableError(f"cannot open camera {device!r}")
@@ -82,6 +117,8 @@ class OpenCVSource(FrameSource):
         self._delivered = 0  # value of _grabbed at the last read
         self._error: str | None = None
         self._stop = threading.Event()
+        self._released = False  # the capture, by close() or by the grabber (see _release_capture)
+        self._release_lock = threading.Lock()
         self._seq = 0
         self.settings: CameraSettings | None = None
         self._thread = threading.Thread(target=self._grab_loop, name=f"grab-{device}", daemon=True)
@@ -100,29 +137,49 @@ class OpenCVSource(FrameSource):
         return f"opencv: {self.device} ({w}×{h})" if w else f"opencv: {self.device}"
 
     def _grab_loop(self) -> None:
+        """The grabber thread: drain the device until closed, then release it (see above)."""
+        try:
+            self._grab_until_stopped()
+        finally:
+            if self._stop.is_set():
+                self._release_capture()  # after the last read returned, stuck or not
+            else:  # never leave read() waiting on a thread that has ended
+                self._fail(f"the frame grabber of camera {self.device!r} stopped")
+
+    def _grab_until_stopped(self) -> None:
         failures = 0
+        last_error = ""
         while not self._stop.is_set():
             try:
                 ok, image = self._cap.read()
-            except cv2.error as exc:  # driver errors surface as cv2.error on some builds
+            except Exception as exc:  # cv2.error, or whatever a driver wrapper raises
                 ok, image = False, None
-                log.debug("grab failed on %s: %s", self.device, exc)
+                if failures == 0:  # once per run of failures, not 30 times a second
+                    unexpected = not isinstance(exc, cv2.error)
+                    log.warning("grab failed on %s: %r", self.device, exc, exc_info=unexpected)
+                last_error = f" (last error: {type(exc).__name__}: {exc})"
             if self._stop.is_set():
                 return
             if not ok or image is None:
                 failures += 1
                 if failures >= self._max_failures:
-                    with self._cond:
-                        self._error = f"camera {self.device!r} stopped delivering frames"
-                        self._cond.notify_all()
+                    self._fail(f"camera {self.device!r} stopped delivering frames{last_error}")
                     return
                 self._stop.wait(0.03)
                 continue
             failures = 0
+            last_error = ""
             with self._cond:
                 self._latest = (cast(Image, image), self._clock.now())
                 self._grabbed += 1
                 self._cond.notify_all()
+
+    def _fail(self, error: str) -> None:
+        """Make ``read`` raise ``error`` (the first reason given wins)."""
+        with self._cond:
+            if self._error is None:
+                self._error = error
+            self._cond.notify_all()
 
     def read(self, timeout: float) -> Frame:
         self._check_open()
@@ -177,8 +234,19 @@ class OpenCVSource(FrameSource):
 
     def _release(self) -> None:
         self._stop.set()
-        self._thread.join(timeout=2.0)
+        self._thread.join(timeout=self._close_wait_s)
         if self._thread.is_alive():  # a read stuck in the driver: releasing now could crash
-            log.warning("grabber for %r did not stop; leaving the device to the OS", self.device)
+            log.warning(
+                "a read from camera %r is stuck in the driver; the device is released when it"
+                " returns",
+                self.device,
+            )
             return
+        self._release_capture()  # the grabber has ended (it may have released it already)
+
+    def _release_capture(self) -> None:
+        with self._release_lock:
+            if self._released:
+                return
+            self._released = True
         self._cap.release()

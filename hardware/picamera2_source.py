@@ -8,6 +8,8 @@ out B, G, R in memory) and a small YUV420 ``lores`` stream whose Y plane is the 
 settle detection. Every capture waits with a timeout. After a short warm-up on the empty pad,
 automatic exposure and white balance are switched off at the values they reached, with the
 exposure rounded to whole flicker periods of the bar's lights; the values are persisted.
+Each frame carries libcamera's ``SensorTimestamp``, so the supervisor can tell a driver that
+re-sends an old buffer (known after hours of running) from a camera looking at a still pad.
 """
 
 from __future__ import annotations
@@ -103,6 +105,7 @@ class Picamera2Source(FrameSource):
         "check the camera ribbon cable (both ends seated, contacts the right way round) and "
         "that no other program is using the camera"
     )
+    live_sensor = True
 
     def __init__(
         self,
@@ -171,8 +174,15 @@ class Picamera2Source(FrameSource):
 
     def read(self, timeout: float) -> Frame:
         self._check_open()
-        main, grey, _ = self._capture(timeout)
-        frame = make_frame(main, timestamp=self._clock.now(), seq=self._seq, lores=grey.copy())
+        main, grey, metadata = self._capture(timeout)
+        stamp = metadata.get("SensorTimestamp")
+        frame = make_frame(
+            main,
+            timestamp=self._clock.now(),
+            seq=self._seq,
+            lores=grey.copy(),
+            sensor_stamp=stamp if isinstance(stamp, int) else None,
+        )
         self._seq += 1
         return frame
 

@@ -3,7 +3,9 @@
 :class:`CameraSupervisor` wraps whatever a :class:`~hardware.sources.SourceOpener` opens. Its
 ``read`` never raises and never blocks much past its timeout: it hands back a good frame, or
 ``None`` while the camera is away. Behind that it closes a source that stalls (no good frame
-for ``stall_after`` seconds), raises, or keeps returning garbage, and reopens it with
+for ``stall_after`` seconds), freezes (a real sensor re-sending the very same image for
+``freeze_after`` seconds: a driver that ran out of buffers, not a still pad, since sensor noise
+always moves some pixels), raises, or keeps returning garbage, and reopens it with
 exponential back-off. Every change is published as a frozen :class:`CameraStatus` (for the
 scoreboard and the status LED), including the likely cause for that kind of camera. With no
 camera at start the table runs on manual entry while the supervisor keeps trying.
@@ -28,6 +30,7 @@ from hardware.frames import (
     Frame,
     FrameSource,
     FrameTimeoutError,
+    frame_fingerprint,
     frame_problem,
 )
 
@@ -112,8 +115,10 @@ class CameraSupervisor(Closing):
     ``opener`` is a :class:`~hardware.sources.SourceOpener` (its ``hint`` and ``enabled`` are
     used) or any callable returning an open source; None means no camera (manual entry).
     ``stall_after`` seconds without a good frame count as a stall; ``garbage_limit`` unusable
-    frames in a row count as a failure even if they arrive quickly. ``on_status`` is called
-    (from the reading thread) after every status change; its errors are logged, not raised.
+    frames in a row count as a failure even if they arrive quickly. ``freeze_after`` seconds of
+    the same image (or of a driver stamp that stops advancing) from a ``live_sensor`` source
+    count as a stall too (None: never). ``on_status`` is called (from the reading thread) after
+    every status change; its errors are logged, not raised.
     """
 
     def __init__(
@@ -122,6 +127,7 @@ class CameraSupervisor(Closing):
         *,
         clock: Clock = REAL_CLOCK,
         stall_after: float = 5.0,
+        freeze_after: float | None = 10.0,
         garbage_limit: int = 150,
         backoff: Backoff = Backoff(),
         on_status: Callable[[CameraStatus], None] | None = None,
@@ -129,9 +135,12 @@ class CameraSupervisor(Closing):
     ) -> None:
         if stall_after <= 0:
             raise ValueError("stall_after must be positive")
+        if freeze_after is not None and freeze_after <= 0:
+            raise ValueError("freeze_after must be positive (or None)")
         self._opener = opener
         self._clock = clock
         self.stall_after = stall_after
+        self.freeze_after = freeze_after
         self.garbage_limit = garbage_limit
         self.backoff = backoff
         self._on_status = on_status
@@ -144,6 +153,9 @@ class CameraSupervisor(Closing):
         self._live_since: float | None = None  # when the camera last came live (None: not live)
         self._bad_frames = 0
         self._last_problem: str | None = None
+        self._changed_at = clock.now()  # when the image last differed from the one before
+        self._last_print: bytes | None = None  # the last good frame's frame_fingerprint
+        self._last_stamp: int | None = None  # and its sensor_stamp
         self._ever_live = False
         self._seq = 0
         self._closed = False
@@ -252,7 +264,11 @@ class CameraSupervisor(Closing):
             if self._bad_frames >= self.garbage_limit:
                 self._fail(f"{self._bad_frames} unusable frames in a row ({problem})", source)
             return None
-        self._last_good = self._clock.now()
+        now = self._clock.now()
+        if self._frozen(source, frame, now):
+            self._fail(f"the same image for {self.freeze_after:g} s (frozen camera)", source)
+            return None
+        self._last_good = now
         self._bad_frames = 0
         self._last_problem = None
         if self._status.state is not CameraState.LIVE:
@@ -262,6 +278,25 @@ class CameraSupervisor(Closing):
         frame = dataclasses.replace(frame, seq=self._seq)
         self._seq += 1
         return frame
+
+    def _frozen(self, source: FrameSource, frame: Frame, now: float) -> bool:
+        """Whether a real sensor has been re-sending one image for ``freeze_after`` seconds.
+
+        A stuck driver (picamera2 after hours without new buffers) can hand back its last
+        frame for ever: frames keep coming, so the stall check alone would call it live.
+        """
+        if self.freeze_after is None or not source.live_sensor:
+            return False
+        fingerprint = frame_fingerprint(frame)
+        stamp = frame.sensor_stamp
+        repeat = fingerprint == self._last_print or (
+            stamp is not None and self._last_stamp is not None and stamp <= self._last_stamp
+        )
+        self._last_print, self._last_stamp = fingerprint, stamp
+        if not repeat:
+            self._changed_at = now
+            return False
+        return now - self._changed_at >= self.freeze_after
 
     def _stall_reason(self) -> str:
         secs = f"{self.stall_after:g} s"
@@ -287,6 +322,8 @@ class CameraSupervisor(Closing):
         self._last_good = self._clock.now()  # the stall clock starts when the source is open
         self._bad_frames = 0
         self._last_problem = None  # the old source's garbage must not explain this one's silence
+        self._changed_at = self._last_good  # nor its last image count against this one
+        self._last_print = self._last_stamp = None
         log.info("camera opened: %s", source.describe())
         if self._status.state is CameraState.MANUAL or self._status.state is CameraState.STARTING:
             self._set(

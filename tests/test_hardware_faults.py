@@ -415,12 +415,12 @@ def test_close_from_another_thread_ends_a_blocked_read(tmp_path: Path) -> None:
 faults = st.one_of(
     st.builds(
         Fault,
-        st.sampled_from([FaultKind.STALL, FaultKind.RAISE, FaultKind.GARBAGE]),
+        st.sampled_from([FaultKind.STALL, FaultKind.RAISE, FaultKind.GARBAGE, FaultKind.FREEZE]),
         at_frame=st.integers(0, 10_000),
     ),
     st.builds(
         Fault,
-        st.sampled_from([FaultKind.STALL, FaultKind.VANISH]),
+        st.sampled_from([FaultKind.STALL, FaultKind.VANISH, FaultKind.FREEZE]),
         at_s=st.integers(0, 3600).map(float),
         duration_s=st.integers(1, 600).map(float),
     ),

@@ -75,7 +75,12 @@ class StandInCamera:
         lw, lh = self.config["lores"]["size"]
         main = np.full((h, w, 3), 90, np.uint8)
         yuv = np.full((lh * 3 // 2, lw + 32), 70, np.uint8)  # YUV420 with row padding
-        meta = {"ExposureTime": 23_000, "AnalogueGain": 1.5, "ColourGains": (1.9, 1.6)}
+        meta = {
+            "ExposureTime": 23_000,
+            "AnalogueGain": 1.5,
+            "ColourGains": (1.9, 1.6),
+            "SensorTimestamp": 5_000_000_000 + 33_333_333 * self.captures,  # ns, 30 fps
+        }
         return [main, yuv], meta
 
 
@@ -145,6 +150,16 @@ def test_settings_locked_for_other_mains_are_locked_again(
     assert again.flicker_period_us == 8_333  # stored for the next start
     with Picamera2Source(warmup_s=0.0, settings_file=settings, mains_hz=60):
         assert picamera2.instances[-1].captures == 0
+
+
+def test_frames_carry_the_sensor_timestamp(picamera2: type[StandInCamera]) -> None:
+    """A driver re-sending an old buffer re-sends its SensorTimestamp: the supervisor's sign of
+    a frozen camera that a still pad never gives."""
+    with Picamera2Source(warmup_s=0.0) as src:
+        stamps = [src.read(timeout=0.1).sensor_stamp for _ in range(3)]
+        captures = picamera2.instances[0].captures
+    assert stamps == [5_000_000_000 + 33_333_333 * n for n in range(captures - 2, captures + 1)]
+    assert src.live_sensor
 
 
 def test_one_camera_per_process(picamera2: type[StandInCamera]) -> None:

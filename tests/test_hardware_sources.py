@@ -10,9 +10,11 @@ from __future__ import annotations
 import contextlib
 import glob
 import json
+import threading
 import time
 from collections.abc import Callable, Iterator
 from pathlib import Path
+from typing import Any
 
 import cv2
 import numpy as np
@@ -33,6 +35,7 @@ from hardware.faulty import FaultPlan, FaultySource
 from hardware.files import FilesSource, natural_key
 from hardware.frames import (
     LORES_WIDTH,
+    CameraFailedError,
     CameraUnavailableError,
     EndOfStreamError,
     Frame,
@@ -42,6 +45,7 @@ from hardware.frames import (
     frame_problem,
     make_frame,
 )
+from hardware.opencv_source import OpenCVSource
 from hardware.pacing import Pacer
 from hardware.picamera2_source import locked_controls, settings_from_metadata
 from hardware.sources import SourceOpener, SpecError, open_source, parse_spec
@@ -280,8 +284,6 @@ def test_unreadable_files_are_reported_and_skipped(
 def test_a_folder_of_only_broken_images_fails_instead_of_spinning(tmp_path: Path) -> None:
     (tmp_path / "a.jpg").write_bytes(b"junk")
     (tmp_path / "b.png").write_bytes(b"junk")
-    from hardware.frames import CameraFailedError
-
     with FilesSource(tmp_path, fps=None) as src, pytest.raises(CameraFailedError, match="readable"):
         src.read(1.0)
 
@@ -497,9 +499,6 @@ def test_pacer_never_bursts_and_never_drifts(fps: float, delays: list[float]) ->
 
 
 def test_opencv_grabber_hands_out_only_the_newest_frame_and_notices_the_end(tmp_path: Path) -> None:
-    from hardware.frames import CameraFailedError
-    from hardware.opencv_source import OpenCVSource
-
     video = write_video(tmp_path / "cam.avi", n=40)
     settings = tmp_path / "camera.json"
     src = OpenCVSource(
@@ -525,6 +524,102 @@ def test_opencv_grabber_hands_out_only_the_newest_frame_and_notices_the_end(tmp_
     assert len(got) < 40  # stale frames were dropped, not queued
     assert [f.seq for f in got] == list(range(len(got)))
     assert src.closed
+
+
+class StandInCapture:
+    """Just enough of ``cv2.VideoCapture`` for the grabber; ``grab(n)`` plays the ``n``-th read
+    (return ``(ok, image)`` or raise, as a driver or its wrapper would). Records misuse."""
+
+    def __init__(self, grab: Callable[[int], tuple[bool, Any]]) -> None:
+        self._grab = grab
+        self.reads = 0
+        self.reading = threading.Event()  # a read is in the driver
+        self.released = 0
+        self.misused: list[str] = []
+
+    def isOpened(self) -> bool:  # noqa: N802 (OpenCV's name)
+        return True
+
+    def read(self) -> tuple[bool, Any]:
+        if self.released:
+            self.misused.append("read after release")
+        self.reading.set()
+        try:
+            return self._grab(self.reads)
+        finally:
+            self.reads += 1
+            self.reading.clear()
+
+    def get(self, prop: int) -> float:
+        return 0.0
+
+    def set(self, prop: int, value: float) -> bool:
+        return True
+
+    def release(self) -> None:
+        if self.reading.is_set():
+            self.misused.append("released during a read")  # may crash a real driver
+        self.released += 1
+
+
+def stand_in(cam: StandInCapture, **kw: Any) -> OpenCVSource:
+    return OpenCVSource(0, lock_exposure=False, capture=lambda device, api: cam, **kw)
+
+
+def test_opencv_grabber_survives_an_exception_that_is_not_an_opencv_error(
+    caplog: pytest.LogCaptureFixture,
+) -> None:
+    """A driver wrapper's RuntimeError killed the grabber thread: no frame ever again, nothing
+    said, until the stall check gave up on the camera."""
+
+    def grab(n: int) -> tuple[bool, Any]:
+        if n < 2:
+            raise RuntimeError("driver wrapper exploded")
+        return True, scene(n)
+
+    cam = StandInCapture(grab)
+    with stand_in(cam) as src:
+        frame = src.read(timeout=1.0)
+    assert frame_problem(frame) is None
+    assert "driver wrapper exploded" in caplog.text  # reported, once for the run of failures
+    assert caplog.text.count("grab failed") == 1
+    assert (cam.released, cam.misused) == (1, [])
+
+
+def test_opencv_grabber_that_keeps_raising_fails_the_camera_with_the_reason() -> None:
+    def grab(n: int) -> tuple[bool, Any]:
+        raise RuntimeError("driver wrapper exploded")
+
+    cam = StandInCapture(grab)
+    with stand_in(cam, max_read_failures=3) as src:
+        with pytest.raises(CameraFailedError, match="RuntimeError: driver wrapper exploded"):
+            src.read(timeout=1.0)  # at once, not after the timeout: the supervisor reopens it
+        assert not src._thread.is_alive()
+    assert (cam.released, cam.misused) == (1, [])
+
+
+def test_opencv_close_during_a_stuck_read_releases_the_device_when_it_returns() -> None:
+    """A read stuck in the driver past the close wait left the device open until garbage
+    collection, so the camera could not be reopened meanwhile."""
+    unstick = threading.Event()
+
+    def grab(n: int) -> tuple[bool, Any]:
+        if n == 1:
+            unstick.wait(5.0)
+        return True, scene(n)
+
+    cam = StandInCapture(grab)
+    src = stand_in(cam, close_wait_s=0.05)
+    src.read(timeout=1.0)
+    assert cam.reading.wait(1.0)  # the second read is in the driver
+    start = time.monotonic()
+    src.close()
+    assert time.monotonic() - start < 1.0  # close does not hang with the driver
+    assert cam.released == 0  # not from under the stuck read
+    unstick.set()
+    src._thread.join(1.0)
+    assert not src._thread.is_alive()
+    assert (cam.released, cam.reads, cam.misused) == (1, 2, [])
 
 
 def test_a_failing_dice_wanted_hint_does_not_fail_the_demo_camera(
