@@ -70,12 +70,19 @@ def hand_value(
 
 
 def result_key(
-    value: int | None, rolls: int, *, fewer_rolls_wins_tie: bool = True
+    value: int | None,
+    rolls: int,
+    *,
+    fewer_rolls_wins_tie: bool = True,
+    nothing_in_fewer_rolls_wins: bool = True,
 ) -> tuple[int, int]:
     """How two finished hands compare (bigger wins, equal ties): the value first, "nothing"
-    below everything; then, under D8, fewer rolls ("43 in one" beats "43 in two")."""
+    below everything; then, under D8, fewer rolls ("43 in one" beats "43 in two"). "Nothing"
+    takes D8 too ("nothing in two" beats "nothing in three": D-9 and D12 roll off only a tie
+    in the same number of rolls) unless ``nothing_in_fewer_rolls_wins`` is false."""
     if value is None:
-        return (-1, 0)
+        by_rolls = fewer_rolls_wins_tie and nothing_in_fewer_rolls_wins
+        return (-1, -rolls if by_rolls else 0)
     return (value, -rolls if fewer_rolls_wins_tie else 0)
 
 

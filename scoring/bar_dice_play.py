@@ -72,8 +72,14 @@ def _value(dice: Dice, rules: HouseRules) -> int | None:
 
 
 def rank(r: Result, rules: HouseRules) -> tuple[int, int]:
-    """How results compare: value first ("nothing" lowest), then fewer rolls (D8)."""
-    return result_key(r.value, r.rolls, fewer_rolls_wins_tie=rules.fewer_rolls_wins_tie)
+    """How results compare: value first ("nothing" lowest), then fewer rolls (D8; for
+    "nothing" too unless ``nothing_in_fewer_rolls_wins`` is off)."""
+    return result_key(
+        r.value,
+        r.rolls,
+        fewer_rolls_wins_tie=rules.fewer_rolls_wins_tie,
+        nothing_in_fewer_rolls_wins=rules.nothing_in_fewer_rolls_wins,
+    )
 
 
 def current(rnd: Round) -> str:
@@ -262,7 +268,13 @@ def lineup(state: BarDiceState, order: tuple[str, ...]) -> BarDiceState:
 
 def reroll(state: BarDiceState, action: Reroll) -> BarDiceState:
     """Take back the throw just made and owe a re-throw: cocked or stacked dice (D-16, C1,
-    D14) or a dropped die (D15, a gin shot)."""
+    D14) or a dropped die (D15, a gin shot).
+
+    The re-throw is always owed, so a hand is always five dice: the dice that stayed plus the
+    re-throw. Under ``cocked_reroll_counts`` a cocked throw also spends a roll of the pace and
+    the re-throw is the next roll, but only while a roll is left for it: a cocked throw that
+    was the go's last allowed roll is re-rolled in its place, as when the rule is off (D-7
+    never allows a fourth roll, nor more than the hammer took)."""
     throw = state.throw
     if throw is None:
         raise IllegalActionError(
@@ -294,20 +306,17 @@ def reroll(state: BarDiceState, action: Reroll) -> BarDiceState:
             redo, kept = listed, throw.kept + rest
         why = action.reason or "cocked"
         text = f"{player}: {why} dice, re-roll {n_dice(len(redo))} (D-16)"
+        if rules.cocked_reroll_counts and rnd.kind != "order" and rnd.max_rolls > 1:
+            go, limit = rnd.go or Go(player), roll_limit(rnd)
+            if go.rolls + 1 < limit:  # D14: the cocked throw spends a roll
+                text += f"; the {why} throw counts as roll {go.rolls + 1} of {limit} (D14)"
+                before = replace(
+                    before, round=replace(rnd, go=Go(player, go.rolls + 1, go.farmed, kept))
+                )
+            else:  # no roll is left to spend: the re-roll stands in for the last one
+                text += f"; it was roll {limit} of {limit}, so the re-roll replaces it (D14)"
         news = News("reroll", player, text, None, redo)
     base = replace(before, penalties=penalties, news=(news,), throw=None)
-    counts = (
-        action.reason != "dropped"
-        and rules.cocked_reroll_counts
-        and rnd.kind != "order"
-        and rnd.max_rolls > 1
-    )
-    if counts:
-        go = rnd.go or Go(player)
-        spent = Go(player, go.rolls + 1, go.farmed, kept)
-        base = replace(base, round=replace(rnd, go=spent))
-        if spent.rolls >= roll_limit(rnd):  # that was the last roll: the hand is what stayed
-            return base
     return replace(base, rethrow=Rethrow(kept, len(redo), action.reason or "cocked"))
 
 

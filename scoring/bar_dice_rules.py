@@ -37,6 +37,12 @@ class HouseRules:
     fewer_rolls_wins_tie: bool = house_rule(
         True, "D8: the same value in fewer rolls wins (43 in one beats 43 in two)"
     )
+    nothing_in_fewer_rolls_wins: bool = house_rule(
+        True,
+        "D8/D12: with fewer_rolls_wins_tie, 'nothing' is a hand like any other: nothing in two "
+        "beats nothing in three, and only nothing v nothing in as many rolls rolls off (D-9); "
+        "false: any two 'nothing' hands roll off",
+    )
     rolloff_first: str = house_rule(
         "hammer", "D9: in a roll-off the turn's hammer flops first", ("hammer",)
     )
@@ -49,7 +55,10 @@ class HouseRules:
         ("five_aces_one_throw", "five_aces_in_final_hand"),
     )
     cocked_reroll_counts: bool = house_rule(
-        False, "D14: a cocked throw counts toward the pace (multi-roll turns only)"
+        False,
+        "D14: a cocked throw spends a roll of the pace and its re-roll is the next roll, so the "
+        "hand is the dice that stayed plus the re-roll (multi-roll turns only); a cocked throw "
+        "with no roll left after it is re-rolled in its place, as when this is off",
     )
     dropped_die: str = house_rule(
         "reroll_that_die",

@@ -3,9 +3,12 @@
 Each player keeps a board score. A turn is tallied only if it reaches the minimum set by the
 board at the start of the turn (650 to get on, then 350, 750 from 7000, 1000 from 9000; B-6,
 B10); a player may stop only with a non-scoring die left to pick up (B-4, B4); the first
-player to reach the target wins at once (B-7, B11). Bong hits: one per full 1000 of a banked
-turn (B-8, B12), plus one for a board of exactly 5150 (Van Halen, B14). A ``rule`` action is
-the table's vote (B-11, B17): it changes a house rule for the rest of this game and is logged.
+player to reach the target wins at once (B-7, B11), or with ``final_round`` after one more
+turn for every other player, tied leaders then playing sudden death. One player is a solo
+game: it ends when the board reaches the target, and the reason says in how many turns.
+Bong hits: one per full 1000 of a banked turn (B-8, B12), plus one for a board of exactly
+5150 (Van Halen, B14). A ``rule`` action is the table's vote (B-11, B17): it changes a house
+rule for the rest of this game and is logged.
 
 Keeps and banking follow :mod:`scoring.you_blew_it`: a ``keep`` names one legal keep of the
 roll (the player chooses between readings such as full house 500 or 1100, B-5); a ``bank``
@@ -92,6 +95,13 @@ class HouseRules:
     target: int = house_rule(10000, "B-7/B11: board score that wins", range=(50, 1000000))
     final_round: bool = house_rule(
         False, "B11: after a player reaches the target every other player has one more turn"
+    )
+    final_round_ties: str = house_rule(
+        "sudden_death",
+        "B11 (final_round): players tied for the top board after the final turns each take one "
+        "more turn, in seating order, until one of them leads (sudden_death), or share the win "
+        "(shared)",
+        ("sudden_death", "shared"),
     )
     hits_on: str = house_rule(
         "banked_turn",
@@ -231,6 +241,7 @@ class State:
     reason: str = ""
     order: tuple[int, ...] = ()  #: B-1 order roll under way: the players rolling this round
     order_faces: tuple[int, ...] = ()  #: ... the faces they rolled so far, in that order
+    tied: tuple[int, ...] = ()  #: B11 sudden death under way: the tied players, in turn order
 
     @property
     def player(self) -> str:
@@ -241,6 +252,11 @@ class State:
         return minimum(self.rules, self.boards[i], self.on_board[i])
 
 
+def _n_turns(n: int) -> str:
+    """ "1 turn", "23 turns"."""
+    return "1 turn" if n == 1 else f"{n} turns"
+
+
 def _set(values: tuple[Any, ...], i: int, value: Any) -> tuple[Any, ...]:
     return (*values[:i], value, *values[i + 1 :])
 
@@ -248,7 +264,31 @@ def _set(values: tuple[Any, ...], i: int, value: Any) -> tuple[Any, ...]:
 def _decide(state: State, why: str) -> State:
     best = max(state.boards)
     leaders = tuple(p for p, b in zip(state.players, state.boards, strict=True) if b == best)
-    return replace(state, over=True, winners=leaders, reason=why, turn=Turn())
+    return replace(state, over=True, winners=leaders, reason=why, turn=Turn(), tied=())
+
+
+def _end_final_round(state: State) -> State:
+    """The final turns (or a sudden-death round) are over: the top board wins. Players tied
+    at the top take one more turn each under ``final_round_ties = sudden_death`` (B11), in
+    seating order from the next seat, as often as it takes; otherwise they share the win."""
+    best = max(state.boards)
+    n = len(state.players)
+    tied = tuple(
+        sorted(
+            (j for j, b in enumerate(state.boards) if b == best),
+            key=lambda j: (j - state.current) % n,
+        )
+    )
+    if len(tied) > 1 and state.rules.final_round_ties == "sudden_death":
+        return replace(state, tied=tied, final_turns=len(tied), current=tied[0])
+    names = " and ".join(state.players[j] for j in tied)
+    if state.tied:
+        why = f"{names} won the sudden death with {best} (B11)"
+    else:
+        why = "every other player had a final turn"
+        if len(tied) > 1:
+            why += f": {names} share the win on {best} (B11)"
+    return _decide(state, why)
 
 
 def _finish_turn(state: State, record: TurnRecord) -> State:
@@ -265,14 +305,20 @@ def _finish_turn(state: State, record: TurnRecord) -> State:
     )
     rules = state.rules
     if state.final_turns is not None:
-        state = replace(state, final_turns=state.final_turns - 1)
-        if state.final_turns == 0:
-            return _decide(state, "every other player had a final turn")
-    elif record.board >= rules.target:
+        left = state.final_turns - 1
+        if left <= 0:
+            return _end_final_round(replace(state, final_turns=0))
+        if state.tied:  # sudden death: only the tied players play
+            return replace(state, final_turns=left, current=state.tied[-left])
+        return replace(state, final_turns=left)
+    if record.board >= rules.target:
         why = f"{record.player} reached {rules.target} with {record.board}"
-        if not rules.final_round:
+        others = len(state.players) - 1
+        if not rules.final_round or not others:  # a solo game has nobody to give a final turn
+            if not others:
+                why += f" (solo game, in {_n_turns(len(state.turns))})"
             return replace(state, over=True, winners=(record.player,), reason=why)
-        state = replace(state, final_turns=len(state.players) - 1)
+        state = replace(state, final_turns=others)
     return state
 
 
@@ -440,6 +486,8 @@ class Bolo(FarkleGame[State, HouseRules]):
         teams: Mapping[str, Sequence[str]] | None = None,
         rules: Mapping[str, object] | HouseRules | None = None,
     ) -> State:
+        """A new game. One player is a solo game (practice, or a race against the turn count):
+        the same turns, minimums and board, over when the board reaches the target."""
         parsed = self.parse_rules(rules)
         if teams is not None:
             raise ValueError("Bolo is played by players, not teams")
@@ -489,7 +537,7 @@ class Bolo(FarkleGame[State, HouseRules]):
             return replace(state, players=tuple(action.order), order=(), order_faces=(), current=0)
         if isinstance(action, End):
             why = "ended by the scorekeeper"
-            return replace(state, over=True, winners=(), reason=why, turn=Turn())
+            return replace(state, over=True, winners=(), reason=why, turn=Turn(), tied=())
         if action.type in ("undo", "fix"):
             raise IllegalActionError(f"{action.type} replays the log: use scoring.history")
         raise IllegalActionError(f"Bolo has no {action.type!r} action")
@@ -597,6 +645,8 @@ class Bolo(FarkleGame[State, HouseRules]):
             text = f"{player}: roll {dice} ({turn.points} so far)"
         else:
             text = f"{player}: roll {dice} (needs {settled.minimum()} to take points)"
+            if settled.tied:
+                text += f"; sudden death, tied at {settled.boards[settled.current]} (B11)"
         return Expecting(player, "roll", n, text)
 
     def highlights(self, before: State, action: Action, after: State) -> tuple[Highlight, ...]:
@@ -689,6 +739,7 @@ class Bolo(FarkleGame[State, HouseRules]):
             "state_reason": state.reason,
             "order": list(state.order),
             "order_faces": list(state.order_faces),
+            "tied": [state.players[j] for j in state.tied],
         }
 
     def _decode(self, src: Mapping[str, Any]) -> State:
@@ -710,6 +761,7 @@ class Bolo(FarkleGame[State, HouseRules]):
             reason=str(src["state_reason"]),
             order=tuple(int(p) for p in src.get("order", ())),  # absent in older digests
             order_faces=tuple(int(f) for f in src.get("order_faces", ())),
+            tied=tuple(players.index(str(p)) for p in src.get("tied", ())),  # absent in older
         )
 
 

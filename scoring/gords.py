@@ -3,7 +3,8 @@
 Every player's dice stay hidden, so the engine never sees a roll: a round is bids and one
 call, then a ``reveal`` of every die in play (read by the camera, optionally with each die's
 owner by colour, or typed on a phone). The count decides who loses a die (G-8); the caller
-opens the next round unless out (G-3, G7); the last player with dice wins (G-10).
+opens the next round unless out (G-3, G7), but a palifico round is opened by the player
+down to one die (G10); the last player with dice wins (G-10).
 """
 
 from __future__ import annotations
@@ -459,12 +460,16 @@ def _reveal(state: GordsState, action: Reveal) -> GordsState:
 
 
 def _next_round(state: GordsState, caller: str, loser: str) -> GordsState:
+    """Open the next round: the caller (or the loser, G7; the next player with dice when that
+    one is out), except that a palifico round is opened by the player it is for (G10)."""
     rules = state.rules
     who = loser if rules.next_starter == "loser" and loser else caller
     starter = who if _count(state, who) > 0 else _next(state, who)
     palifico, used = False, state.palifico_used
     if rules.palifico and loser and _count(state, loser) == 1 and loser not in used:
         palifico, used = True, (*used, loser)
+        if rules.palifico_opener == "palifico_player":
+            starter = loser
     news = (
         *state.news,
         f"{starter} opens round {state.round + 1}" + (" (palifico)" if palifico else ""),

@@ -62,6 +62,13 @@ class HouseRules:
         "G10: Perudo palifico: the round after a player first drops to one die, ones are not "
         "wild and the opening face cannot change",
     )
+    palifico_opener: str = house_rule(
+        "palifico_player",
+        "G10 (palifico): a palifico round is opened by the player just down to one die, who "
+        "sets its face as in Perudo (palifico_player), or by whoever next_starter names, e.g. "
+        "the caller (next_starter)",
+        ("palifico_player", "next_starter"),
+    )
     cocked_dice: str = house_rule(
         "reroll_offending",
         "C1: a cocked die under the cup is re-rolled alone (a table convention: hidden shakes "

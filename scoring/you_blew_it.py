@@ -99,6 +99,14 @@ class HouseRules:
         "more turn for every other player",
         ("end_of_round", "one_more_turn_each"),
     )
+    final_turns_from: str = house_rule(
+        "round_score",
+        "Y11 (end_rule=one_more_turn_each): the extra turns play on in the round, so a blow "
+        "still wipes the teammates' earlier points of that round (round_score), or each extra "
+        "turn starts from zero: points are safe once the target is reached and a blow loses "
+        "only the blower's own turn (zero)",
+        ("round_score", "zero"),
+    )
     tie_rule: str = house_rule(
         "extra_round",
         "Y12: equal top totals at the end: play on, or share",
@@ -296,7 +304,8 @@ def _decide(state: State, why: str) -> State | None:
 def _finish_turn(state: State, record: TurnRecord) -> State:
     """Write the turn on the sheet, pass the dice, close the round, check the end."""
     this_round = state.this_round
-    if record.status == "blown":  # YBI-8 / Y8: earlier teammates of this round lose theirs
+    from_zero = state.final_turns is not None and state.rules.final_turns_from == "zero"
+    if record.status == "blown" and not from_zero:  # YBI-8 / Y8: earlier teammates lose theirs
         this_round = tuple(
             replace(r, status="wiped", wiped_by=record.player)
             if r.team == record.team and r.status == "banked"

@@ -435,6 +435,7 @@ def test_house_rules_are_all_named() -> None:
         "game_end",
         "max_quantity",
         "palifico",
+        "palifico_opener",
         "cocked_dice",
     ):
         assert f"gords.{option}" in names
