@@ -3,7 +3,7 @@
 The mapping from the engine's and the server's named errors to HTTP statuses lives here, once:
 400 malformed, 401/403 PIN, 404 unknown, 405, 409 illegal (the rule's message), 413 too big,
 429 locked out, 503 feed full or database unavailable. Paths outside ``/api`` keep Flask's own
-error pages for the phone pages (issue 7).
+error pages for the phone pages (issue 7), except a database failure: its page says what to do.
 """
 
 from __future__ import annotations
@@ -11,7 +11,7 @@ from __future__ import annotations
 import logging
 import sqlite3
 
-from flask import Flask, Response, jsonify, request
+from flask import Flask, Response, jsonify, render_template, request
 from werkzeug.exceptions import HTTPException
 
 from scoring.errors import IllegalActionError, MalformedActionError, RulesError
@@ -75,9 +75,39 @@ def _feed_full(exc: FeedFullError) -> Response:
     return response
 
 
+STORAGE_RETRY_SECONDS = 60
+
+
+def storage_message(method: str) -> str:
+    """What a person at the bar can do when the database fails: SQLite's own words ("database
+    is locked", "disk I/O error") help no one there and go to the server's log instead."""
+    saved = "" if method in {"GET", "HEAD"} else ", so nothing was saved"
+    return (
+        f"the scoreboard's storage is not answering{saved}: try again in a minute, "
+        "or ask staff to restart dicepad"
+    )
+
+
+def _storage_page(message: str) -> Response:
+    """The phone pages' 503: the error page without its header (whose log-in link asks the
+    database), or plain text should even that fail."""
+    try:
+        html = render_template("error.html", title="Try again soon", message=message, bare=True)
+        return Response(html, 503, mimetype="text/html")
+    except Exception:  # the page is a courtesy; the text must get through
+        log.exception("the storage error page did not render")
+        return Response(message, 503, mimetype="text/plain")
+
+
 def _storage(exc: Exception) -> Response:
-    log.error("database failure: %s", exc)
-    return error_response(503, "storage", f"the database is unavailable; nothing was saved ({exc})")
+    log.error("database failure on %s %s: %s", request.method, request.path, exc, exc_info=exc)
+    message = storage_message(request.method)
+    if request.path.startswith("/api"):
+        response = error_response(503, "storage", message)
+    else:
+        response = _storage_page(message)
+    response.headers["Retry-After"] = str(STORAGE_RETRY_SECONDS)
+    return response
 
 
 def init_app(app: Flask) -> None:

@@ -100,6 +100,18 @@ MIGRATIONS: tuple[tuple[str, ...], ...] = (
             expires REAL NOT NULL
         ) WITHOUT ROWID""",
     ),
+    (
+        # A hide is for the record it was made on: what that record said, so that a fixed
+        # roll (which keeps its record's id: the same log position) is judged afresh, and an
+        # undone fix brings the hidden one back hidden. NULLs: a record gone when this came,
+        # hidden by id alone as before.
+        "ALTER TABLE hidden_records ADD COLUMN kind TEXT",
+        "ALTER TABLE hidden_records ADD COLUMN player TEXT",
+        "ALTER TABLE hidden_records ADD COLUMN points INTEGER",
+        "ALTER TABLE hidden_records ADD COLUMN dice TEXT",
+        """UPDATE hidden_records SET (kind, player, points, dice) =
+           (SELECT kind, player, points, dice FROM records r WHERE r.id = hidden_records.id)""",
+    ),
 )
 SCHEMA_VERSION = len(MIGRATIONS)
 
@@ -497,7 +509,8 @@ class Store:
         sql = (
             "SELECT r.id, r.table_id, r.seq, r.game, r.kind, r.player, r.points, r.dice, r.text,"
             " r.at, r.snapshot_seq, h.id IS NOT NULL FROM records r"
-            " LEFT JOIN hidden_records h ON h.id = r.id"
+            " LEFT JOIN hidden_records h ON h.id = r.id AND (h.dice IS NULL OR (h.kind = r.kind"
+            " AND h.player = r.player AND h.points = r.points AND h.dice = r.dice))"
             + (" WHERE " + " AND ".join(where) if where else "")
             + " ORDER BY r.points DESC, r.at, r.id LIMIT ?"
         )
@@ -525,9 +538,13 @@ class Store:
 
     def set_hidden(self, record_id: str, hidden: bool, at: str) -> None:
         with self._transaction() as db:
-            if hidden:
+            if hidden:  # what the record says now: hidden again after a fix, the fixed one
                 db.execute(
-                    "INSERT OR IGNORE INTO hidden_records (id, at) VALUES (?, ?)", (record_id, at)
+                    "INSERT INTO hidden_records (id, at, kind, player, points, dice)"
+                    " SELECT id, ?, kind, player, points, dice FROM records WHERE id = ?"
+                    " ON CONFLICT (id) DO UPDATE SET kind = excluded.kind,"
+                    " player = excluded.player, points = excluded.points, dice = excluded.dice",
+                    (at, record_id),
                 )
             else:
                 db.execute("DELETE FROM hidden_records WHERE id = ?", (record_id,))

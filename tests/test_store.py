@@ -15,6 +15,7 @@ from pathlib import Path
 import pytest
 
 from server.store import (
+    MIGRATIONS,
     SCHEMA_VERSION,
     EventRow,
     RecordRow,
@@ -70,6 +71,41 @@ def test_reopen_does_not_migrate_twice_and_keeps_data(tmp_path: Path) -> None:
     assert [e.seq for e in again.events("t1")] == [1]
     assert again.table("t1") is not None
     again.close()
+
+
+def test_hides_made_before_they_kept_the_record_s_words_still_hide_it(tmp_path: Path) -> None:
+    """A database from before hides kept what the record said: its hides are filled in from
+    the records at the upgrade, so the record stays hidden, and a hide whose record is gone
+    still matches by id alone."""
+    db = sqlite3.connect(tmp_path / "dicepad.db")
+    for statement in (s for migration in MIGRATIONS[:3] for s in migration):
+        db.execute(statement)
+    db.execute("PRAGMA user_version = 3")
+    db.execute(
+        "INSERT INTO tables VALUES ('t1', 'bolo', '{}', '{}', '2026-11-01T20:00:00Z', NULL)"
+    )
+    db.execute(
+        "INSERT INTO records VALUES ('t1.4.0', 't1', 4, 'bolo', 'roll', 'Ann', 3000,"
+        " '[1, 1, 1, 1, 1]', 'five aces', '2026-11-01T20:01:00Z', NULL)"
+    )
+    db.execute("INSERT INTO hidden_records VALUES ('t1.4.0', '2026-11-01T20:02:00Z')")
+    db.execute("INSERT INTO hidden_records VALUES ('t1.9.0', '2026-11-01T20:03:00Z')")
+    db.commit()
+    db.close()
+    store = Store(tmp_path / "dicepad.db")
+    try:
+        (row,) = store.records(include_hidden=True)
+        assert row.hidden
+        assert store.records() == []
+        kept = sqlite3.connect(tmp_path / "dicepad.db").execute(
+            "SELECT id, kind, player, points, dice FROM hidden_records ORDER BY id"
+        )
+        assert kept.fetchall() == [
+            ("t1.4.0", "roll", "Ann", 3000, "[1, 1, 1, 1, 1]"),
+            ("t1.9.0", None, None, None, None),
+        ]
+    finally:
+        store.close()
 
 
 def test_a_newer_database_is_refused_with_a_clear_error(tmp_path: Path) -> None:

@@ -8,6 +8,7 @@ from typing import Any
 from flask import (
     Blueprint,
     Response,
+    jsonify,
     make_response,
     redirect,
     render_template,
@@ -26,7 +27,7 @@ from server.auth import AuthError, LockedOutError
 from server.errors import BodyError
 from server.pages import ask, board, coach, forms, links, wall
 from server.pages.cache import render_cache
-from server.pages.security import CsrfError, check_form, rotate_csrf_token
+from server.pages.security import CsrfError, check_form, csrf_token, rotate_csrf_token
 from server.records import RecordNotFoundError
 from server.services import dicepad
 from server.tables import UnknownTableError
@@ -238,6 +239,18 @@ def login_post() -> BaseResponse:
     session.permanent = True
     rotate_csrf_token()
     return redirect(target)
+
+
+@bp.get("/csrf.json")
+def fresh_token() -> Response:
+    """This session's CSRF token (``null`` unless logged in), for a board opened before a login
+    in another tab rotated it: board.js asks for it once a call is refused for the old one.
+    Only this site's scripts can read it (no CORS header; the Strict cookie is not sent from
+    another site), and no cache keeps it."""
+    keeper = logged_in()
+    response = jsonify({"logged_in": keeper, "csrf": csrf_token() if keeper else None})
+    response.headers["Cache-Control"] = "no-store"
+    return response
 
 
 @bp.post("/logout")

@@ -5,7 +5,9 @@ per-session token is the belt to those braces. Forms carry it in a hidden ``csrf
 the pages' scripts send it in the ``X-CSRF-Token`` header when they call the JSON API. An
 API call authenticated by a page session (no PIN header) must carry it; API clients that
 send the PIN header, or that logged in through ``/api/login`` and never loaded a page, are
-not asked for it (they are not browsers riding a cookie).
+not asked for it (they are not browsers riding a cookie). The API refuses a wrong token as
+``{"error": "csrf"}`` before it reads the call, so a page may fetch the session's current
+token (``GET /csrf.json``: a login in another tab rotates it) and send the same call again.
 """
 
 from __future__ import annotations
@@ -14,9 +16,10 @@ import hmac
 import secrets
 
 from flask import Flask, Response, request, session
-from werkzeug.exceptions import Forbidden
+from werkzeug.exceptions import Forbidden, HTTPException
 
 from server.api import PIN_HEADER, SESSION_KEY
+from server.errors import error_response
 from server.services import dicepad
 
 CSRF_KEY = "csrf"
@@ -92,6 +95,15 @@ def _check_api() -> None:
         raise CsrfError(f"missing or wrong {CSRF_HEADER} header: reload the page and try again")
 
 
+def _api_csrf(exc: CsrfError) -> Response | HTTPException:
+    """The API's refusal names its cause (``csrf``, not a bare ``forbidden``): board.js tells
+    it from every other 403 to know that nothing was applied and a retry is safe. The pages'
+    own forms keep their "please reload" page (the pages blueprint's handler)."""
+    if not request.path.startswith("/api"):
+        return exc
+    return error_response(403, "csrf", exc.description or "wrong CSRF token")
+
+
 def _headers(response: Response) -> Response:
     for name, value in HEADERS.items():
         response.headers.setdefault(name, value)
@@ -104,5 +116,6 @@ def _headers(response: Response) -> Response:
 
 def init_app(app: Flask) -> None:
     app.before_request(_check_api)
+    app.register_error_handler(CsrfError, _api_csrf)
     app.after_request(_headers)
     app.jinja_env.globals["csrf_token"] = csrf_token

@@ -2,7 +2,9 @@
 // back to polling when the feed is unavailable, and re-renders by fetching the server's
 // own HTML for the board (Jinja escapes everything a user typed; nothing is built here from
 // user text except through textContent). The scorekeeper's controls post to the JSON API
-// with the session's CSRF token: the same validation path as every other client.
+// with the session's CSRF token: the same validation path as every other client. Logging in
+// from another tab gives the session a new token; a call refused for the old one fetches the
+// new one and is sent once more (see post()).
 "use strict";
 
 (function () {
@@ -12,7 +14,7 @@
   const live = document.getElementById("live");
   const message = document.getElementById("message");
   const toast = document.getElementById("toast");
-  const csrf = root.dataset.csrf || "";
+  let csrf = root.dataset.csrf || ""; // replaced by freshToken() after a login elsewhere
   const POLL_MS = 2000;
   const FEED_RETRY_MS = 10000; // the feed's Retry-After when it is full
   const TOAST_MS = 5000;
@@ -351,19 +353,49 @@
 
   // -- the scorekeeper's controls --------------------------------------------------------
 
+  // The session's token now: logging in (or out and in) from another tab rotates it, and the
+  // controls of a board opened before that would be refused until a reload. Every form on
+  // the page (the header's log-out) gets it too. false when there is none to be had (no
+  // longer logged in), or the scoreboard did not answer.
+  async function freshToken() {
+    if (!root.dataset.tokenUrl) return false;
+    try {
+      const res = await fetch(root.dataset.tokenUrl, { credentials: "same-origin", cache: "no-store" });
+      if (!res.ok) return false;
+      const answer = await res.json();
+      if (!answer || typeof answer.csrf !== "string" || !answer.csrf) return false;
+      csrf = answer.csrf;
+      document.querySelectorAll('input[name="csrf"]').forEach((el) => { el.value = csrf; });
+      return true;
+    } catch (err) {
+      return false;
+    }
+  }
+
+  async function send(action, url) {
+    const res = await fetch(url || root.dataset.actionsUrl, {
+      method: "POST",
+      credentials: "same-origin",
+      headers: { "Content-Type": "application/json", "X-CSRF-Token": csrf },
+      body: JSON.stringify(action),
+    });
+    let answer = null;
+    try { answer = await res.json(); } catch (err) { answer = null; }
+    return [res, answer];
+  }
+
   async function post(action, url) {
     if (busy) return false;
     busy = true;
     body.classList.add("busy");
     try {
-      const res = await fetch(url || root.dataset.actionsUrl, {
-        method: "POST",
-        credentials: "same-origin",
-        headers: { "Content-Type": "application/json", "X-CSRF-Token": csrf },
-        body: JSON.stringify(action),
-      });
-      let answer = null;
-      try { answer = await res.json(); } catch (err) { answer = null; }
+      let [res, answer] = await send(action, url);
+      // Refused for the token alone ("csrf"): the server checks it before it reads the
+      // action (server/pages/security.py, a before_request hook), so nothing was applied
+      // and sending the same action once more with the session's new token is safe.
+      if (res.status === 403 && answer && answer.error === "csrf" && await freshToken()) {
+        [res, answer] = await send(action, url);
+      }
       if (!res.ok) {
         showMessage((answer && answer.message) || ("refused: HTTP " + res.status));
         return false;
@@ -447,5 +479,6 @@
   if (askForm) askForm.addEventListener("submit", onAskSubmit);
   renderTray();
   renderAsk();
+  setLive("connecting", "connecting"); // the page says "not live" to a phone without this script
   follow();
 })();
