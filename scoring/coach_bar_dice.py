@@ -41,6 +41,7 @@ class Goal:
     rolls: int = 0
     fewer_rolls_wins_tie: bool = True
     spare: int = 0
+    nothing_in_fewer_rolls_wins: bool = True  # bardice.nothing_in_fewer_rolls_wins
 
     def utility(self, value: int | None, rolls_left: int = 0) -> float:
         """Utility of standing on ``value`` with ``rolls_left`` throws unused."""
@@ -51,7 +52,8 @@ class Goal:
             return 1.0 if value is not None and mine >= self.value else 0.0
         if mine != self.value:
             return 1.0 if mine > self.value else 0.0
-        if value is None or not self.fewer_rolls_wins_tie or rolls_left == self.spare:
+        nothing_rolls_off = value is None and not self.nothing_in_fewer_rolls_wins
+        if nothing_rolls_off or not self.fewer_rolls_wins_tie or rolls_left == self.spare:
             return 0.5  # the same hand in as many rolls (or nothing v nothing): a roll-off
         return 1.0 if rolls_left > self.spare else 0.0  # D8: fewer rolls win, more lose
 
@@ -61,11 +63,17 @@ def at_least(value: int) -> Goal:
 
 
 def beat_pace(
-    value: int | None, rolls: int, *, fewer_rolls_wins_tie: bool = True, spare: int = 0
+    value: int | None,
+    rolls: int,
+    *,
+    fewer_rolls_wins_tie: bool = True,
+    spare: int = 0,
+    nothing_in_fewer_rolls_wins: bool = True,
 ) -> Goal:
     """Win the turn against the hammer's ``value`` (``None``: nothing) in ``rolls`` rolls
     (``spare``: see :class:`Goal`)."""
-    return Goal("beat_pace", -1 if value is None else value, rolls, fewer_rolls_wins_tie, spare)
+    pace = -1 if value is None else value
+    return Goal("beat_pace", pace, rolls, fewer_rolls_wins_tie, spare, nothing_in_fewer_rolls_wins)
 
 
 MEAN = Goal("mean")
@@ -242,7 +250,11 @@ def go_hint(
         pace = None if beat_nothing else target
         spare = 0 if limit is None else max(limit - pace_rolls, 0)
         goal = beat_pace(
-            pace, pace_rolls, fewer_rolls_wins_tie=rules.fewer_rolls_wins_tie, spare=spare
+            pace,
+            pace_rolls,
+            fewer_rolls_wins_tie=rules.fewer_rolls_wins_tie,
+            spare=spare,
+            nothing_in_fewer_rolls_wins=rules.nothing_in_fewer_rolls_wins,
         )
     elif paced:
         goal = at_least(0 if beat_nothing or target is None else target)

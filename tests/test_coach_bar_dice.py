@@ -113,6 +113,10 @@ def test_playing_to_win_against_the_pace() -> None:
     assert goal.utility(42, rolls_left=1) == 0.0
     assert beat_pace(43, 2, fewer_rolls_wins_tie=False).utility(43, rolls_left=1) == 0.5
     assert beat_pace(None, 3).utility(None) == 0.5  # nothing v nothing: roll-off
+    # ... in as many rolls; in fewer, it wins (bardice.nothing_in_fewer_rolls_wins, the default)
+    assert beat_pace(None, 3).utility(None, rolls_left=1) == 1.0
+    off = beat_pace(None, 3, nothing_in_fewer_rolls_wins=False)
+    assert off.utility(None, rolls_left=1) == 0.5
     assert beat_pace(None, 3).utility(25) == 1.0
     # Facing five 6s in one: only five 6s in one throw ties, and the roll-off is a coin flip.
     h = go_hint(rolls_left=1, target=56, pace_rolls=1)
