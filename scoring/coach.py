@@ -8,12 +8,16 @@ behind it. Every hint carries ``game``, ``advice`` and ``text``:
   ``roll_gain``, ``advice`` (``roll`` / ``bank`` / ``keep`` / ``none``), ``keep`` and ``then``
   (see :func:`scoring.coach_farkle_hint.turn_hint`). ``state=None`` describes the start of a
   turn under ``rules``.
-- ``bar-dice``: ``p_win`` (against the pace), ``p_goal`` (beat or tie it), ``p_beat``,
+- ``bar-dice``: ``p_win`` (against the pace; in an elimination round, the chance to win it
+  against the hands so far, ties settled by ``bardice.one_tie_all_tie``), ``p_goal`` (beat or
+  tie it), ``p_beat``,
   ``advice`` (``roll``: throw every unfarmed die / ``farm`` / ``stand`` / ``none``) and
   ``farm`` (see :func:`scoring.coach_bar_dice.go_hint`).
 - ``gords``: ``p_bid`` (the standing bid is true), ``most_likely``, ``advice`` (``raise`` /
-  ``call``) and ``raise``; pass the player's own dice as ``own=`` (hidden from the table, so
-  without them every die counts as unknown).
+  ``call`` / ``spot_on``: a spot-on call, under ``gords.spot_on``), ``raise`` and ``loss``
+  (the dice the player expects to lose by each option, under ``gords.dice_lost`` and
+  ``gords.spot_on``; see :func:`scoring.coach_gords.advise`); pass the player's own dice as
+  ``own=`` (hidden from the table, so without them every die counts as unknown).
 
 Farkle policies are solved on first use and memoised; a server warms them at startup from its
 data directory with :func:`scoring.coach_farkle_cache.warm` so that a hint is a lookup.
@@ -29,7 +33,7 @@ from scoring import bar_dice, bolo, gords, you_blew_it
 from scoring.actions import Bid
 from scoring.bar_dice_play import rank, roll_limit
 from scoring.bar_dice_state import BarDiceState, Go
-from scoring.coach_bar_dice import go_hint
+from scoring.coach_bar_dice import elimination_round, go_hint
 from scoring.coach_farkle import solve
 from scoring.coach_farkle_hint import TurnState, spec_for, state_hint, turn_hint
 from scoring.coach_gords import advise
@@ -113,6 +117,8 @@ def bar_dice_hint(state: BarDiceState) -> dict[str, Any]:
     counting = [r for r in rnd.results if r.value is not None]
     pace_rolls = None
     versus = "win the turn against"
+    round_goal = None
+    reset = ""
     if rnd.kind == "sponsor":  # the opponent plays against the hammer's pace
         target = rnd.results[0].value if rnd.results else None
         beat_nothing = bool(rnd.results) and target is None
@@ -120,7 +126,25 @@ def bar_dice_hint(state: BarDiceState) -> dict[str, Any]:
     elif counting:  # elimination or roll-off: top the best hand so far, not the first one
         best = max(counting, key=lambda r: rank(r, state.rules))
         target, beat_nothing, pace_rolls = best.value, False, best.rolls
-        versus = "win the roll-off against" if rnd.kind == "rolloff" else "top"
+        versus = "win the roll-off against" if rnd.kind == "rolloff" else "win the round against"
+        if rnd.purpose != "sponsor":  # an elimination round: ties follow one tie all tie
+            rules = state.rules
+            keys = [rank(r, rules) for r in counting]
+            tie_rule = "off" if rnd.kind == "rolloff" else rules.one_tie_all_tie
+            round_goal = elimination_round(
+                keys,
+                players=len(rnd.roster),
+                limit=limit,
+                tie_rule=tie_rule,
+                fewer_rolls_wins_tie=rules.fewer_rolls_wins_tie,
+                nothing_in_fewer_rolls_wins=rules.nothing_in_fewer_rolls_wins,
+            )
+            if tie_rule == "any_counting" and len(set(keys)) < len(keys):
+                matched = [r.player for r in counting if keys.count(rank(r, rules)) > 1]
+                reset = (
+                    f"{' and '.join(matched)} match: one tie all tie (D-12) resets the round "
+                    "whatever is thrown now"
+                )
     else:  # nothing counts yet: any counting hand (the first all-day go sets a pace)
         target = None
         beat_nothing = bool(rnd.results) or rnd.max_rolls == 1
@@ -134,13 +158,16 @@ def bar_dice_hint(state: BarDiceState) -> dict[str, Any]:
         limit=limit,
         versus=versus,
         rules=state.rules,
+        round_goal=round_goal,
     )
     out["player"] = player
+    if reset:
+        out["text"] = f"{reset}. {out['text']}"
     return out
 
 
 def gords_hint(state: GordsState, *, own: Iterable[int] | None = None) -> dict[str, Any]:
-    """Raise or call for the player to bid, from the engine's legal bids."""
+    """Raise, call or call spot on for the player to bid, from the engine's legal bids."""
     if state.phase == "over":
         return {"game": "gords", "advice": "none", "text": "Game over."}
     if state.phase != "bidding":
@@ -161,6 +188,9 @@ def gords_hint(state: GordsState, *, own: Iterable[int] | None = None) -> dict[s
         ones_wild=not state.palifico,
         ones_rank=rules.ones_bid_rank,
         board=board,
+        spot_on=rules.spot_on and current is not None,
+        dice_lost=rules.dice_lost,
+        my_dice=state.dice[state.players.index(state.turn)],
     )
     out["player"] = state.turn
     return out

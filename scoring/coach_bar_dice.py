@@ -11,6 +11,18 @@ against the hammer's "v in rolls": a higher hand wins, an equal one in fewer rol
 D8, an equal one in as many rolls (or "nothing" against "nothing") goes to a roll-off, counted
 as 1/2 (one flop each until someone wins: symmetric); ``mean`` maximises the mean hand value
 ("nothing" = 0), a reasonable aim for the hammer, who sets the pace with no target yet.
+
+``elimination_round(...)`` is the goal of an elimination go (D-5, D-12, D6): win the round
+against the hands so far, with ties settled as the engine settles them under
+``bardice.one_tie_all_tie``. ``any_counting``: a hand equal to *any* counting hand so far (not
+only the best) resets the round, and so does any earlier pair of equal hands, whatever is
+thrown now; ``top_only``: a tie for the top resets it; ``off`` (and in an elimination
+roll-off): the players tied for the top roll off, one flop each, so each of ``m`` wins 1/m. A
+reset is worth ``share``, the chance to win the round rolled again: ``1/n`` for ``n`` players
+of one-flop rounds, which is exact (every seat flops alike, so every seat is as likely to be
+out); for all-day rounds it is the same fair share, an approximation (there the later seats,
+who know the hand to top, do better). For the last to roll "the hands so far" are all of
+them, so the figure is the exact chance to be out of this round.
 """
 
 from __future__ import annotations
@@ -22,7 +34,7 @@ from dataclasses import dataclass
 from functools import lru_cache
 from typing import Any
 
-from scoring.bar_dice_hand import ACE, DICE, hand_value, value_words
+from scoring.bar_dice_hand import ACE, DICE, hand_value, result_key, value_words
 from scoring.bar_dice_rules import HouseRules
 from scoring.coach_farkle import multisets
 
@@ -42,11 +54,19 @@ class Goal:
     fewer_rolls_wins_tie: bool = True
     spare: int = 0
     nothing_in_fewer_rolls_wins: bool = True  # bardice.nothing_in_fewer_rolls_wins
+    # kind "round" (see elimination_round): the counting hands so far as rank keys, the tie
+    # rule, what a reset is worth and the rolls this go may take.
+    keys: tuple[tuple[int, int], ...] = ()
+    tie_rule: str = "any_counting"
+    share: float = 0.0
+    limit: int = 1
 
     def utility(self, value: int | None, rolls_left: int = 0) -> float:
         """Utility of standing on ``value`` with ``rolls_left`` throws unused."""
         if self.kind == "mean":
             return float(value or 0)
+        if self.kind == "round":
+            return self._round_utility(value, self.limit - rolls_left)
         mine = -1 if value is None else value
         if self.kind == "at_least":
             return 1.0 if value is not None and mine >= self.value else 0.0
@@ -56,6 +76,31 @@ class Goal:
         if nothing_rolls_off or not self.fewer_rolls_wins_tie or rolls_left == self.spare:
             return 0.5  # the same hand in as many rolls (or nothing v nothing): a roll-off
         return 1.0 if rolls_left > self.spare else 0.0  # D8: fewer rolls win, more lose
+
+    def _round_utility(self, value: int | None, rolls: int) -> float:
+        """The chance to win an elimination round standing on ``value`` in ``rolls``, against
+        the counting hands ``keys`` (as :func:`scoring.bar_dice_play._resolve_elimination`
+        settles it: a reset is worth ``share``)."""
+        keys, rule = self.keys, self.tie_rule
+        top = max(keys)
+        tied_top = keys.count(top)
+        if rule == "any_counting" and len(set(keys)) < len(keys):
+            return self.share  # two hands so far already match: the round resets regardless
+        mine = result_key(
+            value,
+            rolls,
+            fewer_rolls_wins_tie=self.fewer_rolls_wins_tie,
+            nothing_in_fewer_rolls_wins=self.nothing_in_fewer_rolls_wins,
+        )
+        if value is not None and mine > top:
+            return 1.0
+        if value is not None and mine == top:
+            return 1.0 / (tied_top + 1) if rule == "off" else self.share
+        if rule == "any_counting" and value is not None and mine in keys:
+            return self.share  # equal to a lower counting hand: one tie all tie
+        if rule == "top_only" and tied_top > 1:
+            return self.share  # the top is already shared: a reset unless someone tops it
+        return 0.0
 
 
 def at_least(value: int) -> Goal:
@@ -77,6 +122,37 @@ def beat_pace(
 
 
 MEAN = Goal("mean")
+
+
+def elimination_round(
+    keys: Iterable[tuple[int, int]],
+    *,
+    players: int,
+    limit: int = 1,
+    tie_rule: str = "any_counting",
+    fewer_rolls_wins_tie: bool = True,
+    nothing_in_fewer_rolls_wins: bool = True,
+) -> Goal:
+    """Win an elimination round of ``players`` against the counting hands so far (``keys``:
+    their :func:`scoring.bar_dice_hand.result_key`), taking up to ``limit`` rolls, ties
+    settled by ``tie_rule`` (``bardice.one_tie_all_tie``; ``off`` for a roll-off too)."""
+    ordered = tuple(sorted(keys))
+    if not ordered:
+        raise ValueError("an elimination goal needs a counting hand to top")
+    if tie_rule not in ("any_counting", "top_only", "off"):
+        raise ValueError(f"unknown one_tie_all_tie {tie_rule!r}")
+    if players < 2 or not 1 <= limit <= 3:
+        raise ValueError("a round has at least two players and a go 1 to 3 rolls")
+    return Goal(
+        "round",
+        value=ordered[-1][0],
+        fewer_rolls_wins_tie=fewer_rolls_wins_tie,
+        nothing_in_fewer_rolls_wins=nothing_in_fewer_rolls_wins,
+        keys=ordered,
+        tie_rule=tie_rule,
+        share=1.0 / players,
+        limit=limit,
+    )
 
 
 @dataclass(frozen=True)
@@ -230,6 +306,7 @@ def go_hint(
     limit: int | None = None,
     versus: str = "win the turn against",
     rules: HouseRules | None = None,
+    round_goal: Goal | None = None,
 ) -> dict[str, Any]:
     """The hint for a go. ``roll``: the throw on the pad (empty before the first throw);
     ``rolls_left``: throws still allowed after it.
@@ -238,7 +315,9 @@ def go_hint(
     ``p_goal`` (beat or tie) and ``p_beat``; with ``pace_rolls`` (the hammer's rolls) also
     ``p_win`` and the advice plays for it, otherwise for ``p_goal``. With no pace the advice
     plays for the best mean hand (``mean_hand``). ``limit``: the rolls this go may take when
-    that is not ``pace_rolls`` (all-day elimination); ``versus`` words the ``p_win`` text."""
+    that is not ``pace_rolls`` (all-day elimination); ``versus`` words the ``p_win`` text.
+    ``round_goal`` (an :func:`elimination_round` goal, with a pace): ``p_win`` and the advice
+    play for it instead of the sponsor-phase pace (an elimination go)."""
     f, rl = _sorted(farmed), _sorted(roll)
     _check(f, rl, rolls_left)
     if not rl and len(f) < DICE and rolls_left == 0:
@@ -246,7 +325,9 @@ def go_hint(
     rules = rules or HouseRules()
     r = _Rules.of(rules)
     paced = target is not None or beat_nothing
-    if paced and pace_rolls is not None:
+    if paced and pace_rolls is not None and round_goal is not None:
+        goal = round_goal
+    elif paced and pace_rolls is not None:
         pace = None if beat_nothing else target
         spare = 0 if limit is None else max(limit - pace_rolls, 0)
         goal = beat_pace(
@@ -301,7 +382,7 @@ def go_hint(
     else:
         out["p_beat"] = round(_best(r, at_least(target + 1), f, rl, rolls_left, rules), 4)
         aim = f"to beat or tie {value_words(target)}"
-    if goal.kind == "beat_pace":
+    if goal.kind in ("beat_pace", "round"):
         out["p_win"] = round(chance, 4)
         against = "nothing" if beat_nothing else value_words(target)
         out["text"] = (

@@ -24,6 +24,7 @@ from scoring.coach_farkle import (
     p_blow,
     solve,
 )
+from scoring.farkle_turn import Turn
 from scoring.game import n_dice
 
 GAMES = ("you-blew-it", "bolo")
@@ -256,59 +257,132 @@ def state_hint(state: you_blew_it.State | bolo.State) -> dict[str, Any]:
         live = clause_live(state.rules, turn.kept, len(turn.cycle_steps()), turn.clause_rerolls + 1)
         again = TurnState("roll", turn.points, len(turn.roll), clause=live, teammates=w)
         out.update({k: v for k, v in turn_hint(policy, again).items() if k != "phase"})
+        need = state.rules.target - state.boards[state.current]
+        out.update(endgame(state.rules, again, max(need, state.minimum()), out, how="reroll"))
         out["advice"] = "reroll"
         out["reroll"] = list(turn.roll)
         out["text"] = f"Yahtzee clause: re-roll {dice_text(turn.roll)}. {out['text']}"
     if turn.phase == "reroll" and turn.roll:
-        pb, value = reroll_odds(policy, turn.roll, turn.rerolling, w + turn.points)
+        face, again_live = None, False
+        if isinstance(state, bolo.State):
+            face, again_live = reroll_clause(state.rules, turn)
+        pb, value = reroll_odds(
+            policy, turn.roll, turn.rerolling, w + turn.points, clause=face, clause_after=again_live
+        )
         out.update(p_blow=round(pb, 4), roll_value=round(value - w, 1))
-        out.pop("endgame", None)  # solved for a fresh throw of every die, not this one
+        out.pop("endgame", None)  # a fresh throw of every die's: the re-roll's own is below
         out["text"] = (
             f"Re-roll {n_dice(turn.rerolling)} (with {dice_text(turn.roll)} standing): "
             f"{_pct(pb)} to blow it; the turn is worth {value - w:.0f} on average."
         )
+        if isinstance(state, bolo.State):
+            need = max(state.rules.target - state.boards[state.current], state.minimum())
+            out.update(reroll_endgame(state.rules, turn, need, out))
     elif turn.phase == "reroll":
         out["text"] = f"Re-roll the cocked or sloppy dice first. {out['text']}"
+        if "endgame" in out:  # every die of the roll is thrown again: a fresh throw's odds
+            out["endgame"]["finish_advice"] = "reroll"
     return out
 
 
 def reroll_odds(
-    policy: Policy, standing: Sequence[int], rerolling: int, at_risk: int
+    policy: Policy,
+    standing: Sequence[int],
+    rerolling: int,
+    at_risk: int,
+    *,
+    clause: int | None = None,
+    clause_after: bool = False,
 ) -> tuple[float, float]:
     """P(blow) and the value of re-rolling ``rerolling`` cocked or sloppy dice while
     ``standing`` stay on the pad: the roll is scored whole, so its odds are not those of a
-    fresh throw of every die (1 1 1 1 standing cannot blow)."""
+    fresh throw of every die (1 1 1 1 standing cannot blow). ``clause``: Bolo's Yahtzee
+    clause (B13) is live for this roll on that face, so a whole roll of it that scores
+    nothing is thrown again (``clause_after``: still live for that throw), not a BOLO.
+    The value is in the policy's units: points, or P(finish) for a finishing policy."""
     blow = value = 0.0
     for dice, ways in multisets(rerolling):
         p = ways / 6**rerolling
-        ranked = policy.keep_values((*standing, *dice), at_risk)
+        whole = (*standing, *dice)
+        ranked = policy.keep_values(whole, at_risk)
         if ranked:
             value += p * ranked[0][1]
+        elif clause is not None and set(whole) == {clause}:
+            value += p * policy.roll_value(at_risk, len(whole), clause_after)
         else:
             blow += p
     return blow, value
 
 
-def endgame(
-    rules: bolo.HouseRules, turn: TurnState, need: int, ep: dict[str, Any]
-) -> dict[str, Any]:
-    """Bolo's finishing view of a turn that needs ``need`` points to reach the target:
-    ``p_finish`` under the policy that maximises it and that policy's advice. When the
-    target can be reached now for sure and it wins at once (no final round), the main
-    advice follows it: banking the win beats any expected-points argument."""
-    policy = solve(finish_spec(rules))
+def reroll_clause(rules: bolo.HouseRules, turn: Turn) -> tuple[int | None, bool]:
+    """For a Bolo re-roll: the face on which B13 is live for the whole roll (``None``: not
+    live) and whether it is still live for the clause's own re-throw."""
+    cycle = len(turn.cycle_steps())
+    if not clause_live(rules, turn.kept, cycle, turn.clause_rerolls):
+        return None, False
+    return turn.kept[0], clause_live(rules, turn.kept, cycle, turn.clause_rerolls + 1)
+
+
+def _finish_risk(policy: Policy, need: int, points: int) -> int | None:
+    """The finishing policy's ``at_risk`` for a turn with ``points`` that needs ``need``
+    (``None`` when the policy does not cover it)."""
     goal = policy.spec.goal
     if need > goal or need <= 0:
-        return {}
+        return None
     # Points come in 50s, so needing 1001 is needing 1050 (and the grid holds only 50s).
     steps = -(-need // STEP) * STEP
-    shifted = replace(turn, turn_points=min(goal - steps + turn.turn_points, goal))
+    return min(goal - steps + points, goal)
+
+
+def reroll_endgame(
+    rules: bolo.HouseRules, turn: Turn, need: int, ep: dict[str, Any]
+) -> dict[str, Any]:
+    """Bolo's finishing view while cocked or sloppy dice are re-thrown with others standing
+    (B16): ``p_finish`` is the chance that the whole roll (standing + re-thrown dice) and
+    the best finishing play after it reach ``need``, not that of a fresh throw of every die."""
+    policy = solve(finish_spec(rules))
+    risk = _finish_risk(policy, need, turn.points)
+    if risk is None:
+        return {}
+    face, again = reroll_clause(rules, turn)
+    _, p = reroll_odds(policy, turn.roll, turn.rerolling, risk, clause=face, clause_after=again)
+    info = {
+        "need": need,
+        "p_finish": round(p, 4),
+        "finish_advice": "reroll",
+        "finish_keep": None,
+    }
+    out: dict[str, Any] = {"endgame": info}
+    if need <= ENDGAME_TEXT:
+        out["text"] = f"{ep['text']} To finish this turn ({need} more): {100 * p:.1f} %."
+    return out
+
+
+def endgame(
+    rules: bolo.HouseRules,
+    turn: TurnState,
+    need: int,
+    ep: dict[str, Any],
+    *,
+    how: str = "",
+) -> dict[str, Any]:
+    """Bolo's finishing view of a turn that needs ``need`` points to reach the target:
+    ``p_finish`` under the policy that maximises it and that policy's advice (``how``, when
+    given, names the action instead, e.g. ``reroll`` for the Yahtzee clause's re-throw).
+    When the target can be reached now for sure and it wins at once (no final round), the
+    main advice follows it: banking the win beats any expected-points argument."""
+    policy = solve(finish_spec(rules))
+    risk = _finish_risk(policy, need, turn.turn_points)
+    if risk is None:
+        return {}
+    shifted = replace(turn, turn_points=risk)
     h = turn_hint(policy, shifted)
     p = _exact_value(policy, shifted)
     info = {
         "need": need,
         "p_finish": round(p, 4),
-        "finish_advice": h["advice"] if h["advice"] != "keep" else f"keep, then {h['then']}",
+        "finish_advice": how
+        or (h["advice"] if h["advice"] != "keep" else f"keep, then {h['then']}"),
         "finish_keep": h["keep"],
     }
     out: dict[str, Any] = {"endgame": info}

@@ -165,10 +165,14 @@ def test_all_day_elimination_tops_the_best_hand_not_the_first() -> None:
 
 
 def test_an_elimination_flop_after_the_top_hand() -> None:
-    # Five aces (56) flopped first: the next flop can only tie (a reset), never top it.
+    # Five aces (56) flopped first: the next flop can only tie (a reset), never top it. A
+    # reset re-rolls the round for all three (one tie all tie, the default): a third of it.
     h = hint("bar-dice", GAME.apply(elimination(), Roll((1, 1, 1, 1, 1))))
     assert h["target"] == 56
     assert h["p_beat"] == 0.0
     assert h["p_goal"] == pytest.approx(31 / FLOPS, abs=1e-4)
-    assert h["p_win"] == pytest.approx(31 / FLOPS / 2, abs=1e-4)
+    assert h["p_win"] == pytest.approx(31 / FLOPS / 3, abs=1e-4)
     assert "fifty six" in h["text"]
+    # Without one tie all tie the two roll off for it: half.
+    off = GAME.apply(elimination({"bardice.one_tie_all_tie": "off"}), Roll((1, 1, 1, 1, 1)))
+    assert hint("bar-dice", off)["p_win"] == pytest.approx(31 / FLOPS / 2, abs=1e-4)

@@ -95,6 +95,10 @@ def test_gords(capsys: pytest.CaptureFixture[str]) -> None:
     code, out, _ = run(capsys, "--game", "gords", "--bid", "10x4", "--unknown", "25")
     assert code == 0
     assert "30.4 %" in out
+    # the house rules count: spot on allowed, 4 2 against two unseen dice and 2 x fours
+    bid = ("--game", "gords", "--bid", "2x4", "--own", "4", "2", "--unknown", "2")
+    assert odds_json(capsys, *bid)["advice"] == "call"
+    assert odds_json(capsys, *bid, "--rule", "spot_on=true")["advice"] == "spot_on"
 
 
 @pytest.mark.parametrize(

@@ -165,6 +165,9 @@ def gords_hint(args: argparse.Namespace, rules: Any) -> dict[str, Any]:
         unknown=args.unknown,
         ones_rank=rules.ones_bid_rank,
         board=board,
+        spot_on=rules.spot_on and current is not None,
+        dice_lost=rules.dice_lost,
+        my_dice=len(own) or None,
     )
 
 
