@@ -238,11 +238,11 @@ def _run_test(tmp_path: Path, **env: str) -> tuple[int, list[str]]:
 @pytest.mark.skipif(BASH is None, reason="bash is not installed")
 @pytest.mark.parametrize(
     ("env", "runs"),
-    [({}, False), ({"CI": "true"}, False), ({"DICEPAD_ARM64_CHECK": "1"}, True),
+    [({}, False), ({"CI": "true"}, True), ({"DICEPAD_ARM64_CHECK": "1"}, True),
      ({"CI": "true", "DICEPAD_ARM64_CHECK": "1"}, True),
      ({"CI": "true", "DICEPAD_ARM64_CHECK": "0"}, False)],
 )  # fmt: skip
-def test_run_test_runs_the_arm64_check_only_when_asked(
+def test_run_test_runs_the_arm64_check_in_ci_or_when_asked(
     tmp_path: Path, env: dict[str, str], runs: bool
 ) -> None:
     code, log = _run_test(tmp_path, **env)

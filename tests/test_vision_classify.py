@@ -101,7 +101,7 @@ def test_a_turned_cut_squares_the_face_up_and_fills_the_patch(turn: float) -> No
 
 
 def test_a_two_cut_off_centre_reads_as_one_until_looked_at_again() -> None:
-    """The locator's peak on a 2 can sit a third of a side off its centre, towards a corner;
+    """The locator's peak on a 2 can sit a quarter of a side off its centre, towards a corner;
     the cut then loses a pip and reads as a 1, unsure. Looking again with the cut shifted
     towards each corner finds the 2; a real 1 looked at again (every 1, here) stays a 1."""
     from vision.locate import Candidate
@@ -125,7 +125,7 @@ def test_a_two_cut_off_centre_reads_as_one_until_looked_at_again() -> None:
         return first[0], again
 
     p = DetectorParams()
-    for turn, off in ((0.0, (-0.3, 0.3)), (20.0, (0.3, -0.3))):
+    for turn, off in ((20.0, (-0.25, 0.25)), (-20.0, (0.25, -0.25))):
         first, again = looks(2, turn, off, p)
         assert first.value == 1
         assert first.probability < p.ones_unsure
@@ -136,7 +136,7 @@ def test_a_two_cut_off_centre_reads_as_one_until_looked_at_again() -> None:
         assert first.value == 1
         assert again.value == 1
     no_relook = DetectorParams(ones_unsure=0.0)
-    assert looks(2, 0.0, (-0.3, 0.3), no_relook)[1].value == 1
+    assert looks(2, 20.0, (-0.25, 0.25), no_relook)[1].value == 1
     with pytest.raises(ValueError, match="relook_shifts"):
         DetectorParams(relook_shifts=(0.6,))
     with pytest.raises(ValueError, match="relook_accept"):
@@ -161,8 +161,9 @@ def _green_scene(
 
 
 def test_a_die_cut_off_its_centre_is_read_from_the_best_look_around() -> None:
-    """A cut a fifth of a side off a 1 towards its neighbour takes in the neighbour's pip (a
-    2); a cut a quarter side off a 5 loses a pip (a 4). Both look off-centre to the value
+    """A cut a quarter of a side off a 5 loses pips: sideways it reads as a 4, upwards as a 3
+    (a 1 cut a fifth of a side towards its neighbour read as a 2 before the networks trained
+    mostly on renders; now it reads as a 1). Both look off-centre to the value
     network ("not a die" above ``recentre_not_die``), so the looks around them are taken and
     the one most surely a centred die reads them right. Without the looks (``recentre_step``
     0) they stay wrong; a die whose cut is centred keeps its first reading as it is."""
@@ -187,7 +188,7 @@ def test_a_die_cut_off_its_centre_is_read_from_the_best_look_around() -> None:
         (again,) = recentred(shot.image, found, [cut], first, nets, params)
         return first[0], again
 
-    for value, turn, off in ((1, 10.0, (-0.2, -0.2)), (5, 10.0, (0.25, 0.0))):
+    for value, turn, off in ((5, 10.0, (-0.25, 0.0)), (5, -10.0, (0.0, -0.25))):
         first, again = read(value, turn, off, p)
         assert first.value != value
         assert p.recentre_not_die < first.not_die <= p.reject_not_die
@@ -235,7 +236,8 @@ def test_a_stronger_peak_off_the_face_does_not_hide_the_die_under_a_weaker_one()
 
 def test_a_peak_on_a_pip_of_a_close_die_is_not_a_die() -> None:
     """Seen close, a die's pips are die-sized blobs to the locator, and a pip cut out with
-    its die around it reads as a die (here a 5's corner pip reads as a 4). A detection whose
+    its die around it reads as a die (here a 5's corner pip, looked at again, as the 5). A
+    detection whose
     centre lies inside a stronger one's face (``inside_face``) is dropped; without the rule
     it is reported as a second die."""
     from vision.detect import dice_at
@@ -250,7 +252,8 @@ def test_a_peak_on_a_pip_of_a_close_die_is_not_a_die() -> None:
         (truth.center_xy[0] + 0.25 * side, truth.center_xy[1] + 0.25 * side), 0.7 * side, 0.6
     )
     without = dice_at(shot.image, [die, pip], nets, DetectorParams(inside_face=0.0))
-    assert [d.guess.value for d in without] == [5, 4]
+    assert [d.candidate for d in without] == [die, pip]
+    assert without[1].guess.not_die <= DetectorParams().reject_not_die
     (only,) = dice_at(shot.image, [die, pip], nets, DetectorParams())
     assert only.candidate is die
     assert only.guess.value == 5
@@ -274,22 +277,22 @@ def test_a_faint_peak_is_a_die_only_when_the_value_network_is_all_but_sure() -> 
     (read,) = dice_at(shot.image, [Candidate(six.center_xy, 1.1 * side, faint)], nets, p)
     assert read.guess.value == 6
     assert read.guess.not_die <= p.faint_peak_not_die
-    off = (six.center_xy[0], six.center_xy[1] + 0.4 * side)
+    off = (six.center_xy[0], six.center_xy[1] + 0.35 * side)
     cut = cut_die(shot.image, off, 1.1 * side, p.crop_px, turned=True, margin=p.turned_margin)
     (first,) = classify(nets.value, [cut.view], views=p.value_views, sure=p.value_sure)
     assert p.faint_peak_not_die < first.not_die <= p.reject_not_die
     assert len(dice_at(shot.image, [Candidate(off, 1.1 * side, 0.9)], nets, p)) == 1
     assert dice_at(shot.image, [Candidate(off, 1.1 * side, faint)], nets, p) == []
     # a close die's pip as a faint peak, sure of itself; the face rule is off to see the reach
-    close = _green_scene((4, (0.0, 0.0), 0.0), style="white", height_mm=120.0)
-    (four,) = close.truth.dice
-    side = four.size_px
-    pip = (four.center_xy[0] + 0.3 * side, four.center_xy[1] + 0.3 * side)
-    found = [Candidate(four.center_xy, 1.05 * side, 0.9), Candidate(pip, 0.5 * side, faint)]
+    close = _green_scene((3, (0.0, 0.0), 0.0), style="green", height_mm=120.0)
+    (three,) = close.truth.dice
+    side = three.size_px
+    pip = (three.center_xy[0] + 0.25 * side, three.center_xy[1] + 0.25 * side)
+    found = [Candidate(three.center_xy, 1.05 * side, 0.9), Candidate(pip, 0.7 * side, faint)]
     reach_off = DetectorParams(inside_face=0.0, faint_peak_reach=0.0)
     assert len(dice_at(close.image, found, nets, reach_off)) == 2
     (only,) = dice_at(close.image, found, nets, DetectorParams(inside_face=0.0))
-    assert only.guess.value == 4
+    assert only.guess.value == 3
 
 
 def test_a_shifted_look_moves_along_the_faces_own_axes() -> None:
@@ -313,52 +316,58 @@ def test_a_shifted_look_moves_along_the_faces_own_axes() -> None:
 
 
 def test_a_die_sized_as_one_of_its_pips_is_read_again_at_the_others_size() -> None:
-    """A render where the locator peaks on a pip of the blue 2 and sizes it as two thirds of a
-    die: the small cut reads a 1. The other five dice say how big a die is, and the looks at
-    that size around the peak find the 2; without them (``undersized`` 0) the roll is wrong."""
+    """A render where the locator sizes the purple 1 as little more than half a die (its big
+    pip): the small cut is unsure. The other four dice say how big a die is, and the looks at
+    that size around the peak read the 1; without them (``undersized`` 0) it is asked."""
     from vision import synth
     from vision.detect import read_roll
     from vision.synth import Camera, DieSpec, Lighting, PadStyle, Scene
 
     dice = tuple(
-        DieSpec(v, xy, yaw_deg=yaw, size_mm=18.0, style=synth.STYLES[style])
-        for v, xy, yaw, style in (
-            (2, (-55.1, 26.6), 37.9, "blue"),
-            (6, (-34.6, -68.8), 6.4, "purple"),
-            (2, (-19.8, -23.5), 28.0, "green"),
-            (3, (-81.1, -60.3), 7.8, "white"),
-            (5, (49.0, -51.6), 84.6, "green"),
-            (2, (24.2, 9.4), 33.0, "red"),
+        DieSpec(v, xy, yaw_deg=yaw, size_mm=14.6, style=synth.STYLES["purple"])
+        for v, xy, yaw in (
+            (5, (10.0, -18.3), 44.5),
+            (5, (-15.8, -0.9), 14.3),
+            (6, (-5.8, -41.8), 29.3),
+            (1, (-22.3, -23.8), 17.9),
+            (3, (42.3, 59.9), 70.2),
         )
     )
     pad = PadStyle(
-        size_mm=(214.0, 174.0),
-        centre_mm=(6.6, -1.7),
-        angle_deg=-1.8,
-        colour=(120, 60, 20),
-        texture=1.1,
-        rail_mm=7.3,
-        rail_colour=(40, 40, 40),
-        table_colour=(90, 110, 130),
-        seed=239812953,
+        size_mm=(210.6, 155.4),
+        centre_mm=(-7.6, 3.7),
+        angle_deg=3.0,
+        colour=(150, 150, 150),
+        texture=0.39,
+        rail_mm=8.9,
+        rail_colour=(90, 90, 90),
+        table_colour=(40, 50, 60),
+        seed=464300421,
     )
     light = Lighting(
-        azimuth_deg=283.0, elevation_deg=80.0, ambient=0.4, gain=1.08, cast=(1.05, 0.92, 0.93)
+        azimuth_deg=39.7,
+        elevation_deg=68.8,
+        ambient=0.51,
+        gain=1.05,
+        cast=(1.07, 0.94, 1.05),
+        gradient=0.2,
+        gradient_dir_deg=116.6,
+        shadow=0.41,
     )
-    shot = synth.render(Scene(dice, pad, Camera(height_mm=309.0), light))
+    shot = synth.render(Scene(dice, pad, Camera(height_mm=303.6), light))
     truth = sorted(d.value for d in shot.truth.dice)
     assert sorted(d.value or 0 for d in read_roll(shot.image).dice) == truth
     without = read_roll(shot.image, params=DetectorParams(undersized=0.0))
-    assert sorted(d.value or 0 for d in without.dice) != truth
+    assert sorted(d.value or 0 for d in without.dice) == [0, 3, 5, 5, 6]
 
 
 def test_the_size_relook_leaves_sure_dice_and_other_dice_s_pips_alone(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
     """A smaller die among bigger ones, read surely at its own size, is not looked at again
-    (nellbyler_d6 mixes dice sets). A peak on a pip of a 2 located as well, sized as that
-    pip, is looked at: the look at the others' size lands on that die, so the peak is not
-    read as it (with that die not located, the same look is taken)."""
+    (nellbyler_d6 mixes dice sets). A peak a fifth of a side off a 2's centre, sized as 0.6
+    of a die, is looked at: the look at the others' size lands on that die, so the peak is not
+    read as it (with that die not located, the same look is taken and reads the 2)."""
     from vision import synth
     from vision.locate import Candidate
     from vision.relook import undersized
@@ -409,7 +418,7 @@ def test_the_size_relook_leaves_sure_dice_and_other_dice_s_pips_alone(
         m.setattr("vision.relook.classify", no_look)
         assert undersized(shot.image, found, cuts, first, nets, p) == first
     pip = Candidate(
-        (two.center_xy[0] - 0.27 * side, two.center_xy[1] - 0.27 * side), 0.6 * side, 0.5
+        (two.center_xy[0] - 0.2 * side, two.center_xy[1] - 0.2 * side), 0.6 * side, 0.5
     )
     first, again = read([*found, pip])
     assert first[4].probability < p.value_sure

@@ -236,21 +236,22 @@ def test_a_strong_peak_tolerates_a_hesitant_value_network() -> None:
 def test_a_die_the_locator_is_sure_of_is_read_though_the_value_network_hesitates(
     datasets_dir: Path,
 ) -> None:
-    """A gold die showing 1 in a real photo: the locator peaks on it at 0.84, the value network
-    says 1 but "not a die" at 0.40. The strong peak keeps it (read as 1, or asked about with
-    1 its first answer); without the rule it is lost."""
+    """A die showing 1 in a real photo: the locator peaks on it at 0.68, the value network's
+    first look says 1 but "not a die" at 0.27 (a lone pip is what a die's pip taken for a die
+    looks like too). The strong peak keeps it, and the looks after read it a sure 1; without
+    the rule it is lost."""
     import cv2
 
-    image = cv2.imread(str(datasets_dir / "nellbyler_d6" / "IMG_20191208_111228.jpg"))
+    image = cv2.imread(str(datasets_dir / "nellbyler_d6" / "IMG_20191208_111304.jpg"))
     assert image is not None
 
-    def ones_at_gold_die(params: DetectorParams) -> list[int | None]:
+    def ones_there(params: DetectorParams) -> list[int | None]:
         reading = read_roll(image, params=params)
         return [
             d.value if d.value is not None else d.candidates[0][0]
             for d in reading.dice
-            if abs(d.center_xy[0] - 442) < 20 and abs(d.center_xy[1] - 151) < 20
+            if abs(d.center_xy[0] - 467) < 12 and abs(d.center_xy[1] - 154) < 12
         ]
 
-    assert ones_at_gold_die(DetectorParams()) == [1]
-    assert ones_at_gold_die(DetectorParams(strong_peak_threshold=1.0)) == []
+    assert ones_there(DetectorParams()) == [1]
+    assert ones_there(DetectorParams(strong_peak_threshold=1.0)) == []

@@ -82,8 +82,8 @@ def test_a_count_that_agrees_lets_a_less_sure_network_answer() -> None:
 @pytest.mark.parametrize(
     ("value", "body", "pip", "side", "angle", "misread"),
     [
-        (6, (88, 215, 148), (130, 172, 130), 25.9, 28.8, 4),  # pale pips on pale green
-        (4, (232, 113, 110), (16, 126, 95), 32.1, -15.9, 2),  # dark green pips on blue
+        (4, (4, 79, 29), (152, 248, 8), 32.5, 7.6, 1),  # bright green pips on dark green
+        (4, (23, 90, 250), (34, 73, 232), 25.9, -36.0, 2),  # red pips on orange-red
     ],
 )
 def test_read_roll_asks_about_a_die_whose_pips_contradict_the_network(
@@ -110,7 +110,7 @@ def test_read_roll_asks_about_a_die_whose_pips_contradict_the_network(
 
 def test_candidates_are_in_the_json_of_every_die() -> None:
     img = table(320, 240, (70, 110, 60))
-    draw_die(img, (160.0, 120.0), 44.0, 6)
+    draw_die(img, (160.0, 120.0), 30.0, 6)  # at 44 px the locator sizes this flat die 1.9x
     (die,) = read_roll(img).dice
     obj = die.to_json()
     assert obj["candidates"][0][0] == die.value == 6
@@ -134,3 +134,42 @@ def test_a_pip_of_a_big_die_taken_for_a_die_is_asked_about() -> None:
     draw_die(one, (80.0, 80.0), 40.0, 1)
     real = count_pips(one, (80.0, 80.0), 40.0, 0.0)
     assert (real.value, real.engulfed) == (1, False)
+
+
+def _with_side_face(value: int, side_pips: int) -> np.ndarray:
+    """A die seen at a slant: its top face (40 px, ``value``) with the pips of the side face
+    below it showing, flattened, past the top face's edge."""
+    img = table(160, 160, (70, 110, 60))
+    cv2.rectangle(img, (60, 100), (100, 118), (205, 205, 205), -1)  # the side face, shaded
+    draw_die(img, (80.0, 80.0), 40.0, value)
+    for k in range(side_pips):
+        x = 80 + (k - (side_pips - 1) / 2) * 14
+        cv2.ellipse(img, (round(x), 106), (4, 3), 0, 0, 360, (20, 20, 20), -1, cv2.LINE_AA)
+    return img
+
+
+@pytest.mark.parametrize("value", [2, 3, 4, 5, 6])
+def test_pips_of_a_side_face_beside_the_face_are_not_counted(value: int) -> None:
+    """A camera not straight overhead sees a side face's pips past the top face's edge: the
+    top face's pips, nearest its centre, are counted up to the gap."""
+    img = _with_side_face(value, 2)
+    assert count_pips(img, (80.0, 80.0), 40.0, 0.0).value == value
+
+
+def test_a_lone_pip_with_pips_beside_it_is_no_count_of_one() -> None:
+    """A 1 with a side face's pips beside it looks just like a pip of a 2 that the locator
+    centred on: neither is counted as a 1 (a count of 1 could only ever contradict)."""
+    assert count_pips(_with_side_face(1, 2), (80.0, 80.0), 40.0, 0.0).value is None
+    two = table(160, 160, (70, 110, 60))
+    draw_die(two, (80.0, 80.0), 40.0, 2)
+    pip = (80.0 + 0.27 * 40, 80.0 + 0.27 * 40)  # a 2's pip, as its centre
+    assert count_pips(two, pip, 40.0, 0.0).value is None
+
+
+def test_a_row_of_a_six_is_no_three() -> None:
+    """A 6 located on one row of its pips, the other row cut off: three pips in a line
+    through the cut's centre, but along the face's edge, where a 3's never lie."""
+    img = table(200, 200, (70, 110, 60))
+    draw_die(img, (100.0, 100.0), 60.0, 6)
+    row = (100.0 - 0.27 * 60, 100.0)
+    assert count_pips(img, row, 40.0, 0.0).value != 3
