@@ -12,35 +12,23 @@ Policy violation is one). Skipped, with the reason, when Playwright or Chromium 
 from __future__ import annotations
 
 import json
-import os
-import shutil
 import time
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
 import pytest
+from chromium import CHROMIUM, have_chromium, launched
 from serve_process import PIN, REPO, Server
 
 pytestmark = pytest.mark.browser
 
 ARTIFACTS = REPO / "artifacts"
 DATA = Path(__file__).parent / "data"
-CHROMIUM = os.environ.get("DICEPAD_CHROMIUM", "/usr/bin/chromium")
-CHROMIUM_ARGS = [
-    "--headless",
-    "--no-sandbox",
-    "--disable-gpu",
-    "--disable-quic",
-    "--no-first-run",
-    "--disable-background-networking",
-    "--disable-component-update",
-    "--disable-sync",
-]
 PHONE = {"width": 360, "height": 740}
 
 sync_api = pytest.importorskip("playwright.sync_api", reason="Playwright (python) not installed")
-if not (Path(CHROMIUM).exists() or shutil.which("chromium")):
+if not have_chromium():
     pytest.skip(f"no Chromium at {CHROMIUM}", allow_module_level=True)
 
 # (game, line-up, house rules, script in tests/data, actions of it to play)
@@ -79,13 +67,7 @@ def tables(server: Server) -> dict[str, str]:
 
 @pytest.fixture(scope="module")
 def browser() -> Iterator[Any]:
-    with sync_api.sync_playwright() as p:
-        try:
-            b = p.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS)
-        except Exception as exc:  # a broken browser install is a skip, not a failure
-            pytest.skip(f"Chromium did not start: {exc}")
-        yield b
-        b.close()
+    yield from launched(sync_api)
 
 
 class Phone:

@@ -13,8 +13,6 @@ with the reason, when Playwright or Chromium is missing.
 
 from __future__ import annotations
 
-import os
-import shutil
 import threading
 import time
 from collections.abc import Iterator
@@ -25,6 +23,7 @@ from typing import Any
 import cv2
 import numpy as np
 import pytest
+from chromium import CHROMIUM, have_chromium, launched
 from flask import Flask
 from server_app import PIN, create_table
 from settled_rolls import flat_roll
@@ -43,12 +42,11 @@ pytestmark = pytest.mark.browser
 
 REPO = Path(__file__).resolve().parent.parent
 ARTIFACTS = REPO / "artifacts"
-CHROMIUM = os.environ.get("DICEPAD_CHROMIUM", "/usr/bin/chromium")
 PHONE = {"width": 390, "height": 844}
 WAIT_MS = 10_000  # well under a second here; generous for a loaded CI machine
 
 sync_api = pytest.importorskip("playwright.sync_api", reason="Playwright (python) not installed")
-if not (Path(CHROMIUM).exists() or shutil.which("chromium")):
+if not have_chromium():
     pytest.skip(f"no Chromium at {CHROMIUM}", allow_module_level=True)
 
 
@@ -98,13 +96,7 @@ def rig(tmp_path: Path) -> Iterator[Rig]:
 
 @pytest.fixture(scope="module")
 def browser() -> Iterator[Any]:
-    with sync_api.sync_playwright() as p:
-        try:
-            b = p.chromium.launch(executable_path=CHROMIUM, args=["--headless", "--no-sandbox"])
-        except Exception as exc:  # a broken browser install is a skip, not a failure
-            pytest.skip(f"Chromium did not start: {exc}")
-        yield b
-        b.close()
+    yield from launched(sync_api)
 
 
 class Phone:

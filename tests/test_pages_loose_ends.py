@@ -9,13 +9,11 @@ through Playwright against a real ``dicepad serve`` (skipped, with the reason, w
 from __future__ import annotations
 
 import logging
-import os
-import shutil
 from collections.abc import Iterator
-from pathlib import Path
 from typing import Any
 
 import pytest
+from chromium import CHROMIUM, have_chromium, launched
 from flask import Flask
 from flask.testing import FlaskClient
 from serve_process import PIN as SERVE_PIN
@@ -168,24 +166,15 @@ def test_a_page_gets_a_page_when_the_database_fails(app: Flask, client: FlaskCli
 
 # -- in a browser -------------------------------------------------------------------------
 
-CHROMIUM = os.environ.get("DICEPAD_CHROMIUM", "/usr/bin/chromium")
-CHROMIUM_ARGS = ["--headless", "--no-sandbox", "--disable-gpu", "--no-first-run",
-                 "--disable-background-networking", "--disable-component-update"]  # fmt: skip
 PHONE = {"width": 360, "height": 740}
 
 
 @pytest.fixture(scope="module")
 def browser() -> Iterator[Any]:
     sync_api = pytest.importorskip("playwright.sync_api", reason="Playwright not installed")
-    if not (Path(CHROMIUM).exists() or shutil.which("chromium")):
+    if not have_chromium():
         pytest.skip(f"no Chromium at {CHROMIUM}")
-    with sync_api.sync_playwright() as p:
-        try:
-            b = p.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS)
-        except Exception as exc:  # a broken browser install is a skip, not a failure
-            pytest.skip(f"Chromium did not start: {exc}")
-        yield b
-        b.close()
+    yield from launched(sync_api)
 
 
 @pytest.fixture(scope="module")
