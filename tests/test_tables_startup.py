@@ -558,7 +558,7 @@ def test_a_version_1_database_gains_the_digests_and_keeps_its_tables(tmp_path: P
     db.close()
     store = Store(path)
     try:
-        assert store.schema_version == SCHEMA_VERSION == 3
+        assert store.schema_version == SCHEMA_VERSION == 4
         (head,) = store.heads()
         assert (head.row.id, head.last_seq, head.digest) == ("abc234", 1, None)
         tables = TableService(store, Feed(max_clients=1, queue_size=10), clock=ticking_clock())
