@@ -78,7 +78,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         default=None,
         metavar="SPEC",
         help="demo | none | picamera2[?mains=60] | opencv:N | /dev/videoN | files:DIR | VIDEO "
-        "| faulty:FAULTS:SPEC, options after ? (README, Cameras; default: $DICEPAD_CAMERA or "
+        "| faulty:FAULTS:SPEC, options after ? (docs/cameras.md; default: $DICEPAD_CAMERA or "
         "demo); none = manual entry only",
     )
     parser.add_argument(
