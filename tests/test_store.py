@@ -81,9 +81,7 @@ def test_hides_made_before_they_kept_the_record_s_words_still_hide_it(tmp_path: 
     for statement in (s for migration in MIGRATIONS[:3] for s in migration):
         db.execute(statement)
     db.execute("PRAGMA user_version = 3")
-    db.execute(
-        "INSERT INTO tables VALUES ('t1', 'bolo', '{}', '{}', '2026-11-01T20:00:00Z', NULL)"
-    )
+    db.execute("INSERT INTO tables VALUES ('t1', 'bolo', '{}', '{}', '2026-11-01T20:00:00Z', NULL)")
     db.execute(
         "INSERT INTO records VALUES ('t1.4.0', 't1', 4, 'bolo', 'roll', 'Ann', 3000,"
         " '[1, 1, 1, 1, 1]', 'five aces', '2026-11-01T20:01:00Z', NULL)"
@@ -97,10 +95,14 @@ def test_hides_made_before_they_kept_the_record_s_words_still_hide_it(tmp_path: 
         (row,) = store.records(include_hidden=True)
         assert row.hidden
         assert store.records() == []
-        kept = sqlite3.connect(tmp_path / "dicepad.db").execute(
-            "SELECT id, kind, player, points, dice FROM hidden_records ORDER BY id"
-        )
-        assert kept.fetchall() == [
+        look = sqlite3.connect(tmp_path / "dicepad.db")
+        try:
+            kept = look.execute(
+                "SELECT id, kind, player, points, dice FROM hidden_records ORDER BY id"
+            ).fetchall()
+        finally:
+            look.close()
+        assert kept == [
             ("t1.4.0", "roll", "Ann", 3000, "[1, 1, 1, 1, 1]"),
             ("t1.9.0", None, None, None, None),
         ]
