@@ -8,8 +8,8 @@ from __future__ import annotations
 
 from typing import Any
 
-from flask import Blueprint, Response, jsonify, request, session
-from werkzeug.exceptions import NotFound
+from flask import Blueprint, Response, current_app, jsonify, request, session
+from werkzeug.exceptions import Conflict, NotFound
 
 from scoring import games
 from scoring.errors import RulesError
@@ -19,6 +19,8 @@ from server.auth import NotAuthenticatedError
 from server.errors import BodyError
 from server.feed import live_view
 from server.feed_waitress import waitress_sink
+from server.pad_service import EXTENSION as PAD_EXTENSION
+from server.pad_service import PadService
 from server.services import dicepad
 
 bp = Blueprint("api", __name__, url_prefix="/api")
@@ -202,13 +204,30 @@ def events(table_id: str) -> Response:
     return response
 
 
+ANSWERED_ELSEWHERE = "the camera has seen another throw since, or the roll was entered: look again"
+
+
+def pad_photo(table_id: str) -> bytes | None:
+    """The photo of the throw the pad asks ``table_id`` about (None: no camera, or no photo)."""
+    service = current_app.extensions.get(PAD_EXTENSION)
+    return service.pending_snapshot(table_id) if isinstance(service, PadService) else None
+
+
 @bp.post("/tables/<table_id>/actions")
 def post_action(table_id: str) -> Response:
     require_pin()
     d = dicepad()
     d.tables.view(table_id)  # 404 before reading the body
-    action, source = bodies.parse_action(bodies.json_body(request))
-    applied = d.tables.apply(table_id, action, source=source)
+    action, source, answers = bodies.parse_action(bodies.json_body(request))
+    photo = None
+    if answers is not None:  # the pad's question answered: its throw's photo goes with it
+        from server.pages import ask  # here: the pages import this module (the session key)
+
+        asked = ask.question(d.tables.view(table_id))
+        if asked is None or asked.key != answers:
+            raise Conflict(ANSWERED_ELSEWHERE)
+        photo = pad_photo(table_id)
+    applied = d.tables.apply(table_id, action, source=source, snapshot=photo)
     return _created(
         applied.entry
         | {"highlights": [h.to_json() for h in applied.highlights], "table": applied.table}

@@ -130,19 +130,29 @@ def parse_new_table(obj: object) -> NewTable:
     return NewTable(game, players, teams, rules)
 
 
-def parse_action(obj: object) -> tuple[Action, str]:
-    """One action as in DESIGN.md, plus an optional ``source`` (default ``phone``)."""
+QUESTION_KEY = re.compile(r"[0-9a-f]{1,64}")
+"""What the pad's question key (``pages.ask.Question.key``) an answer names may look like."""
+
+
+def parse_action(obj: object) -> tuple[Action, str, str | None]:
+    """One action as in DESIGN.md, plus an optional ``source`` (default ``phone``) and an
+    optional ``answers``: the key of the pad's question the action answers (its throw's photo
+    goes with it; an answer to a question no longer asked is refused)."""
     if not isinstance(obj, dict):
         raise BodyError("an action must be a JSON object with a 'type'")
     kind = obj.get("type")
     cls = ACTION_TYPES.get(kind) if isinstance(kind, str) else None
     if cls is not None:
-        allowed = {"type", "source"} | {f.name for f in dataclasses.fields(cls)}
+        allowed = {"type", "source", "answers"} | {f.name for f in dataclasses.fields(cls)}
         _object(obj, f"a {kind} action", allowed)
     source = obj.get("source", "phone")
     if source not in SOURCES:
         raise BodyError(f"source must be one of {', '.join(SOURCES)}")
-    return action_from_json({k: v for k, v in obj.items() if k != "source"}), source
+    answers = obj.get("answers")
+    if answers is not None and not (isinstance(answers, str) and QUESTION_KEY.fullmatch(answers)):
+        raise BodyError("answers must be the key of the pad's question (hex digits)")
+    action = action_from_json({k: v for k, v in obj.items() if k not in ("source", "answers")})
+    return action, source, answers
 
 
 def parse_pin(obj: object) -> str:

@@ -15,9 +15,7 @@ from werkzeug.exceptions import NotFound
 from server import bodies
 from server.api import jpeg_response, require_pin
 from server.errors import BodyError
-from server.pad_service import PAD_FILE, PadService
-
-EXTENSION = "dicepad_pad"
+from server.pad_service import EXTENSION, PAD_FILE, PadService
 
 bp = Blueprint("pad", __name__, url_prefix="/api/pad")
 

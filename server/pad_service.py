@@ -69,6 +69,7 @@ PAD_TABLE = "pad_table"
 """settings row: the table a phone put on the pad ("" for none), so a restart keeps it."""
 HEARTBEAT_S = 1.0  #: seconds between heartbeats to Health
 HEARTBEAT_TTL_S = 20.0  #: a heartbeat older than this fails the ``pad`` health part
+EXTENSION = "dicepad_pad"  #: the running service in ``app.extensions`` (``pad_api.attach``)
 SNAPSHOT_QUALITY = 85  #: JPEG quality of roll snapshots
 SNAPSHOT_BYTES = 1024 * 1024  #: the table service's default snapshot limit
 DEFAULT_SETTLE = SettleParams()

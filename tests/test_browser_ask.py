@@ -215,6 +215,7 @@ def test_one_tap_on_the_right_guess_logs_the_roll(rig: Rig, browser: Any) -> Non
     [roll] = wait_until(lambda: rig.rolls(table), "the roll was never logged")
     assert roll["action"]["dice"] == order
     assert roll["source"] == "phone"
+    assert roll["snapshot"] is True  # the answer named its question: the photo is kept
     page.wait_for_selector("#ask", state="detached", timeout=WAIT_MS)
     phone.close()
 

@@ -274,7 +274,7 @@ def _check_evening(rig: Rig, table: str, asked: int) -> None:
         i for i, (source, kind, _, _) in enumerate(log) if (source, kind) == ("phone", "roll")
     ]
     assert len(answered) == asked
-    for i in answered:  # the camera's roll, answered on the phone (no photo kept with it)
+    for i in answered:  # the camera's roll, answered here through the tables (no photo sent)
         log[i] = ("camera", "roll", log[i][2], True)
     assert log == [
         ("camera", "roll", (1, 3, 3, 4, 6), True),

@@ -370,8 +370,31 @@ def test_without_a_script_the_answer_is_a_form_that_logs_the_roll(
     [entry] = rig.tables.log(table)
     assert entry["action"] == {"type": "roll", "dice": [1, 5, 5, 3, 3]}
     assert entry["source"] == "phone"
+    assert entry["snapshot"] is True  # the throw's photo is kept with the answered roll
     assert "notice" not in rig.tables.view(table)["pad"]  # answered
     assert answer_form(keeper, table, csrf, d2="5").status_code == 409  # not twice
+
+
+def test_an_answer_through_the_api_names_its_question_and_keeps_the_photo(
+    rig: Rig, client: FlaskClient
+) -> None:
+    """board.js posts the answer to the API with the question's key: the roll keeps the
+    throw's photo, and an answer to a question the camera has replaced is refused."""
+    table = new_table(client, "bolo", players=["Ann", "Bob"])
+    rig.throw(asking(1, 5, None, 3, 3))
+    asked = ask.question(rig.tables.view(table))
+    assert asked is not None
+    roll = {"type": "roll", "dice": [1, 5, 5, 3, 3]}
+    url = f"/api/tables/{table}/actions"
+    for bad in ("0" * 16, "not hex", 7):
+        r = client.post(url, json=roll | {"answers": bad}, headers=AUTH)
+        assert r.status_code == (409 if bad == "0" * 16 else 400), bad
+    assert rig.tables.log(table) == []
+    r = client.post(url, json=roll | {"answers": asked.key}, headers=AUTH)
+    assert r.status_code == 201
+    [entry] = rig.tables.log(table)
+    assert (entry["source"], entry["snapshot"]) == ("phone", True)
+    assert (rig.tables.snapshot(table, entry["seq"]) or b"").startswith(b"\xff\xd8\xff")
 
 
 def test_a_miscount_is_put_right_by_taking_a_die_away_or_adding_one(

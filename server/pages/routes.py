@@ -22,7 +22,7 @@ from scoring import games
 from scoring.actions import Reveal, Roll
 from scoring.errors import IllegalActionError, RulesError
 from server import bodies
-from server.api import SESSION_KEY
+from server.api import ANSWERED_ELSEWHERE, SESSION_KEY, pad_photo
 from server.auth import AuthError, LockedOutError
 from server.errors import BodyError
 from server.pages import ask, board, coach, forms, links, wall
@@ -200,11 +200,11 @@ def answer(table_id: str) -> BaseResponse:
     q = ask.question(view)
     back = url_for("pages.scoreboard", table_id=table_id)
     if q is None or request.form.get("question") != q.key:
-        text = "the camera has seen another throw since, or the roll was entered: look again"
-        return _error_page(409, "Not logged", text, back)
+        return _error_page(409, "Not logged", ANSWERED_ELSEWHERE, back)
     try:
         dice = ask.answer(q, request.form)
-        d.tables.apply(table_id, (Reveal if q.kind == "reveal" else Roll)(dice), source="phone")
+        action = (Reveal if q.kind == "reveal" else Roll)(dice)
+        d.tables.apply(table_id, action, source="phone", snapshot=pad_photo(table_id))
     except (ask.AnswerError, IllegalActionError) as exc:
         return _error_page(409, "Not logged", str(exc), back)
     return redirect(back, 303)

@@ -203,7 +203,9 @@
     if (!ask) return;
     const dice = askedRoll(ask, ev.submitter || null);
     if (!dice) { showMessage("Answer every die first"); return; }
-    post({ type: ask.dataset.kind, dice: dice });
+    // "answers" names the question: its throw's photo is kept with the roll, and an answer to
+    // a question the camera has since replaced with another is refused, not logged
+    post({ type: ask.dataset.kind, dice: dice, answers: ask.dataset.question });
   }
 
   // Picks not sent yet (dice tapped for a keep or a re-roll, the bid being made, the die
