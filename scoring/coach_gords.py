@@ -24,7 +24,7 @@ import math
 from collections.abc import Iterable, Sequence
 from typing import Any
 
-from scoring.gords_bids import ONES, Bid, bid_key, bid_text, is_raise, matching, p_met
+from scoring.gords_bids import Bid, bid_key, bid_text, is_raise, matching, p_face, p_met
 from scoring.gords_state import START_DICE
 
 FACES = range(1, 7)
@@ -50,7 +50,7 @@ def count_odds(
         raise ValueError(f"unknown dice cannot be negative, got {unknown}")
     dice = tuple(own)
     k = matching(dice, face, ones_wild=ones_wild)
-    p = 1 / 3 if face != ONES and ones_wild else 1 / 6
+    p = p_face(face, ones_wild=ones_wild)
     out = [0.0] * (len(dice) + unknown + 1)
     for x in range(unknown + 1):
         out[k + x] = math.comb(unknown, x) * p**x * (1 - p) ** (unknown - x)
@@ -102,8 +102,7 @@ def expected_count(
 ) -> float:
     """Expected number of matching dice on the table: ``k + u p``."""
     k = matching(tuple(own), face, ones_wild=ones_wild)
-    p = 1 / 3 if face != 1 and ones_wild else 1 / 6
-    return k + unknown * p
+    return k + unknown * p_face(face, ones_wild=ones_wild)
 
 
 def most_likely_bids(

@@ -78,12 +78,18 @@ def is_met(dice: Iterable[int], bid: Bid, *, ones_wild: bool = True) -> bool:
     return matching(dice, bid[1], ones_wild=ones_wild) >= bid[0]
 
 
+def p_face(face: int, *, ones_wild: bool = True) -> float:
+    """The chance that one hidden die matches ``face``: 1/3 for a face when ones are wild (the
+    face or a 1), else 1/6."""
+    return 1 / 3 if face != ONES and ones_wild else 1 / 6
+
+
 def p_met(bid: Bid, *, unknown: int, in_hand: int = 0, ones_wild: bool = True) -> float:
     """P(the bid is met) with ``unknown`` hidden dice and ``in_hand`` known matches (4.3):
     P(X >= count - in_hand), X ~ Binomial(unknown, p), p = 1/3 for a face (ones wild), else 1/6.
     """
     count, face = bid
-    p = 1 / 3 if face != ONES and ones_wild else 1 / 6
+    p = p_face(face, ones_wild=ones_wild)
     need = count - in_hand
     if need <= 0:
         return 1.0

@@ -204,9 +204,6 @@ def events(table_id: str) -> Response:
     return response
 
 
-ANSWERED_ELSEWHERE = "the camera has seen another throw since, or the roll was entered: look again"
-
-
 def pad_photo(table_id: str) -> bytes | None:
     """The photo of the throw the pad asks ``table_id`` about (None: no camera, or no photo)."""
     service = current_app.extensions.get(PAD_EXTENSION)
@@ -217,15 +214,14 @@ def pad_photo(table_id: str) -> bytes | None:
 def post_action(table_id: str) -> Response:
     require_pin()
     d = dicepad()
-    d.tables.view(table_id)  # 404 before reading the body
+    view = d.tables.view(table_id)  # 404 before reading the body
     action, source, answers = bodies.parse_action(bodies.json_body(request))
     photo = None
     if answers is not None:  # the pad's question answered: its throw's photo goes with it
         from server.pages import ask  # here: the pages import this module (the session key)
 
-        asked = ask.question(d.tables.view(table_id))
-        if asked is None or asked.key != answers:
-            raise Conflict(ANSWERED_ELSEWHERE)
+        if ask.asked(view, answers) is None:
+            raise Conflict(ask.ANSWERED_ELSEWHERE)
         photo = pad_photo(table_id)
     applied = d.tables.apply(table_id, action, source=source, snapshot=photo)
     return _created(

@@ -138,6 +138,17 @@ def question_key(notice: Mapping[str, Any]) -> str:
     return hashlib.sha256(text.encode()).hexdigest()[:16]
 
 
+ANSWERED_ELSEWHERE = "the camera has seen another throw since, or the roll was entered: look again"
+
+
+def asked(view: Mapping[str, Any], key: object) -> Question | None:
+    """The question ``key`` names, if it is still the one ``view``'s table is asked (None:
+    the camera has asked another since, or the roll was entered): an answer to an earlier
+    throw is never logged for this one."""
+    q = question(view)
+    return q if q is not None and key == q.key else None
+
+
 def question(view: Mapping[str, Any]) -> Question | None:
     """The question the pad's notice asks of ``view``'s table, or None: no notice that a
     roll answers, or the table no longer waits for a roll of that size (it moved on)."""

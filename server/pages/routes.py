@@ -22,7 +22,7 @@ from scoring import games
 from scoring.actions import Reveal, Roll
 from scoring.errors import IllegalActionError, RulesError
 from server import bodies
-from server.api import ANSWERED_ELSEWHERE, SESSION_KEY, pad_photo
+from server.api import SESSION_KEY, pad_photo
 from server.auth import AuthError, LockedOutError
 from server.errors import BodyError
 from server.pages import ask, board, coach, forms, links, wall
@@ -196,11 +196,10 @@ def answer(table_id: str) -> BaseResponse:
     if not logged_in():
         return _to_login()
     d = dicepad()
-    view = d.tables.view(table_id)
-    q = ask.question(view)
+    q = ask.asked(d.tables.view(table_id), request.form.get("question"))
     back = url_for("pages.scoreboard", table_id=table_id)
-    if q is None or request.form.get("question") != q.key:
-        return _error_page(409, "Not logged", ANSWERED_ELSEWHERE, back)
+    if q is None:
+        return _error_page(409, "Not logged", ask.ANSWERED_ELSEWHERE, back)
     try:
         dice = ask.answer(q, request.form)
         action = (Reveal if q.kind == "reveal" else Roll)(dice)
