@@ -427,6 +427,22 @@ class ValueNet(nn.Module):
         return y
 
 
+class WithEmbedding(nn.Module):
+    """The value network as shipped: its logits ``y`` and the features its last layer reads
+    (``embedding``, after the global pooling): the house model (``vision.house``) fits a head
+    of its own on them on the Pi, with NumPy, where no training framework runs."""
+
+    def __init__(self, net: ValueNet) -> None:
+        super().__init__()
+        self.net = net
+
+    def forward(self, x: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor]:
+        layers = list(self.net.f)
+        e: torch.Tensor = nn.Sequential(*layers[:-2])(x)  # up to the flattened pooling
+        y: torch.Tensor = layers[-1](e)  # the dropout between is the identity when exported
+        return y, e
+
+
 # ----------------------------------------------------------------------------- locator data
 
 
@@ -732,8 +748,15 @@ def fit(
     model.eval()
 
 
-def export(model: nn.Module, shape: tuple[int, ...], path: Path, dynamic: dict[int, str]) -> None:
+def export(
+    model: nn.Module,
+    shape: tuple[int, ...],
+    path: Path,
+    dynamic: dict[int, str],
+    outputs: Sequence[str] = ("y",),
+) -> None:
     path.parent.mkdir(parents=True, exist_ok=True)
+    model.eval()
     torch.onnx.export(
         model,
         torch.zeros(shape),
@@ -741,8 +764,8 @@ def export(model: nn.Module, shape: tuple[int, ...], path: Path, dynamic: dict[i
         opset_version=13,
         dynamo=False,
         input_names=["x"],
-        output_names=["y"],
-        dynamic_axes={"x": dynamic, "y": dynamic},
+        output_names=list(outputs),
+        dynamic_axes={"x": dynamic, **{o: {0: "n"} if o != "y" else dynamic for o in outputs}},
     )
 
 
@@ -890,7 +913,13 @@ def main() -> int:
             functools.partial(value_loss, hard=args.hard),
             "value",
         )
-        export(val, (1, 3, CROP_PX[0], CROP_PX[0]), args.out / VALUE_FILE, {0: "n"})
+        export(
+            WithEmbedding(val),
+            (1, 3, CROP_PX[0], CROP_PX[0]),
+            args.out / VALUE_FILE,
+            {0: "n"},
+            outputs=("y", "embedding"),
+        )
     print("wrote", args.out, flush=True)
     return 0
 

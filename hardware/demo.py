@@ -28,8 +28,11 @@ class DemoSource(FrameSource):
 
     ``cocked`` and ``sloppy`` are the chances that a throw leaves one die leaning or off the
     pad. ``markers_mm`` > 0 prints the corner markers of ``dicepad markers`` round the pad
-    (``vision.synth.with_markers``), to rehearse a marked pad's calibration. :attr:`truth` is
-    the ground truth of the last frame read (for tests and benchmarks).
+    (``vision.synth.with_markers``), to rehearse a marked pad's calibration. ``logo`` (one of
+    ``vision.synth.LOGOS``) throws branded house dice whose ace is that logo instead of a pip,
+    as many bars' are, to rehearse reading them (the face is still a 1; off by default, and
+    the throws are the same either way). :attr:`truth` is the ground truth of the last frame
+    read (for tests and benchmarks).
     """
 
     kind = "demo"
@@ -45,10 +48,13 @@ class DemoSource(FrameSource):
         cocked: float = 0.12,
         sloppy: float = 0.08,
         markers_mm: float = 0.0,
+        logo: str | None = None,
         clock: Clock = REAL_CLOCK,
     ) -> None:
         if not 1 <= n_dice <= 10:
             raise ValueError("the demo throws 1-10 dice")
+        if logo is not None and logo not in synth.LOGOS:
+            raise ValueError(f"unknown logo {logo!r}; known: {', '.join(synth.LOGOS)}")
         if not (0 <= cocked <= 1 and 0 <= sloppy <= 1 and cocked + sloppy <= 1):
             raise ValueError("cocked and sloppy are chances that add up to at most 1")
         self.seed = seed
@@ -57,6 +63,7 @@ class DemoSource(FrameSource):
         self.cocked = cocked
         self.sloppy = sloppy
         self.markers_mm = markers_mm
+        self.logo = logo
         self._fps = fps
         self._clock = clock
         self._pacer = Pacer(fps, clock)
@@ -72,7 +79,8 @@ class DemoSource(FrameSource):
         throw brings or leaves dice to match, as a player following the scoreboard would."""
 
     def describe(self) -> str:
-        return f"demo: synthetic throws, seed {self.seed} ({self.size[0]}×{self.size[1]})"
+        aces = f", {self.logo} aces" if self.logo is not None else ""
+        return f"demo: synthetic throws, seed {self.seed} ({self.size[0]}×{self.size[1]}){aces}"
 
     def _plan(
         self, base: synth.Scene | None, before: tuple[synth.DieSpec, ...], n: int | None = None
@@ -88,6 +96,8 @@ class DemoSource(FrameSource):
             size=self.size,
             fps=self._fps or 30.0,
         )
+        if self.logo is not None:  # draws nothing from the generator: the same throws
+            throw = _with_logo(throw, self.logo)
         roll = float(self._rng.random())
         if roll < self.cocked + self.sloppy and throw.tumbles:
             throw = self._spoil(throw, sloppy=roll >= self.cocked)
@@ -166,3 +176,13 @@ class DemoSource(FrameSource):
 
     def _release(self) -> None:
         self.truth = None
+
+
+def _with_logo(throw: synth.ThrowSequence, logo: str) -> synth.ThrowSequence:
+    """``throw`` with every thrown die's ace printed as ``logo`` (the dice picked up from the
+    pad have it already: they are the last throw's)."""
+    tumbles = tuple(
+        replace(t, final=replace(t.final, style=replace(t.final.style, logo=logo)))
+        for t in throw.tumbles
+    )
+    return replace(throw, tumbles=tumbles)

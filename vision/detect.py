@@ -19,13 +19,14 @@ from vision.classify import DieCut, ValueGuess, classify, cut_die
 from vision.colour import body_colour
 from vision.face import face_side, square_corners
 from vision.flags import DieView, judge
+from vision.house.model import HouseGuess, HouseModel, look
 from vision.locate import Candidate, locate
 from vision.nets import U8, Nets, load_nets
 from vision.params import DetectorParams
 from vision.pipcount import count_pips
 from vision.reading import DieFlag, DieReading, FaceSize, Pad, Reading
 from vision.relook import recentred, undersized, unsure_ones
-from vision.trust import verdict
+from vision.trust import Why, overrule, verdict
 
 _DEFAULT = DetectorParams()
 
@@ -61,12 +62,18 @@ def as_bgr(frame: np.ndarray) -> U8:
 
 
 def read_roll(
-    frame: np.ndarray, *, pad: Pad | None = None, params: DetectorParams = _DEFAULT
+    frame: np.ndarray,
+    *,
+    pad: Pad | None = None,
+    params: DetectorParams = _DEFAULT,
+    house: HouseModel | None = None,
 ) -> Reading:
     """Every die in ``frame`` (BGR uint8, any size; no calibration needed).
 
     With a ``pad`` dice whose centre lies outside it are flagged ``OFF_PAD``; a die whose value
-    is not confidently readable has ``value=None`` and ``UNREADABLE``.
+    is not confidently readable has ``value=None`` and ``UNREADABLE``. With a ``house`` model
+    (``vision.house``: fitted on this house's own dice, on the same value network) a die like
+    the dice it was taught is read by it, and what it is sure is not a die is dropped.
     """
     image = as_bgr(frame)
     nets = load_nets(params.models_dir)
@@ -77,11 +84,26 @@ def read_roll(
             long_side_px=params.locator_long_side_px,
             threshold=min(params.peak_threshold, params.faint_peak_threshold),
         )
-        dice = dice_at(image, found, nets, params)
+        dice = dice_at(image, found, nets, params, house=house)
     if params.pip_reach > 0:
         dice = _without_pips_of_other_dice(dice, params.pip_reach)
+    judged: list[HouseGuess | None] = [None] * len(dice)
+    if house is not None and dice:
+        with nets.lock:
+            judged = list(house.judge(*look(nets.value, [_view(image, d, params) for d in dice])))
+        # a die the house is sure is not one goes, unless the base reader alone was sure of
+        # its value: a die of a set never taught may look like the house's mat more than
+        # like its dice, never like a die the network knows
+        kept = [
+            i
+            for i, (d, g) in enumerate(zip(dice, judged, strict=True))
+            if g is None
+            or not (g.near and g.best == 0 and g.sure >= params.house_confidence)
+            or d.guess.confidence >= params.min_value_confidence
+        ]
+        dice, judged = [dice[i] for i in kept], [judged[i] for i in kept]
     readings = []
-    for die in dice:
+    for die, judgement in zip(dice, judged, strict=True):
         count = (
             count_pips(image, die.candidate.center_xy, die.side_px, die.angle_deg)
             if params.pip_count
@@ -93,13 +115,16 @@ def read_roll(
             alone=params.min_value_confidence,
             agreed=params.agreed_value_confidence,
         )
+        told = overrule(told, judgement, count, floor=params.house_confidence)
         reading = DieReading(
             value=told.value,
             center_xy=die.candidate.center_xy,
             corners_xy=die.corners_xy,
             size_px=die.side_px,
             colour=body_colour(die.patch),
-            confidence=die.guess.confidence,
+            confidence=judgement.sure
+            if told.why is Why.HOUSE and judgement is not None
+            else die.guess.confidence,
             candidates=told.candidates,
         )
         readings.append(reading)
@@ -113,8 +138,26 @@ def read_roll(
     return Reading(tuple(readings), (w, h))
 
 
+def _view(image: U8, die: DieGeometry, params: DetectorParams) -> U8:
+    """The patch the value network was shown of ``die``, cut again at its final place."""
+    return cut_die(
+        image,
+        die.candidate.center_xy,
+        die.candidate.size_px * params.crop_scale,
+        params.crop_px,
+        turned=params.turned_patches,
+        margin=params.turned_margin,
+        angle_deg=die.angle_deg,
+    ).view
+
+
 def dice_at(
-    image: U8, found: Sequence[Candidate], nets: Nets, params: DetectorParams
+    image: U8,
+    found: Sequence[Candidate],
+    nets: Nets,
+    params: DetectorParams,
+    *,
+    house: HouseModel | None = None,
 ) -> list[DieGeometry]:
     """The dice among the located candidates ``found`` (strongest first): each cut out and
     read, those the value network takes for "not a die" dropped, the unsure looked at again
@@ -136,6 +179,8 @@ def dice_at(
     guesses = classify(
         nets.value, [c.view for c in cuts], views=params.value_views, sure=params.value_sure
     )
+    if house is not None:  # what the base network takes for no die may be a house die
+        guesses = _rescued(found, cuts, guesses, nets, params, house)
     kept = [
         i
         for i, (c, g) in enumerate(zip(found, guesses, strict=True))
@@ -165,6 +210,33 @@ def dice_at(
         for k in _distinct(ranked, params.min_center_distance)
     ]
     return _outside_other_faces(dice, params)
+
+
+def _rescued(
+    found: Sequence[Candidate],
+    cuts: Sequence[DieCut],
+    guesses: list[ValueGuess],
+    nets: Nets,
+    params: DetectorParams,
+    house: HouseModel,
+) -> list[ValueGuess]:
+    """``guesses`` with the house model's for the candidates the base network rejects (a
+    located peak it takes for no die) that the house is sure are a die it was taught: a die
+    whose ace is a logo is nothing the base network knows."""
+    out = list(guesses)
+    rejected = [
+        i
+        for i, (c, g) in enumerate(zip(found, guesses, strict=True))
+        if g.not_die > params.not_die_limit(c.score) and c.score >= params.peak_threshold
+    ]
+    if not rejected:
+        return out
+    judged = house.judge(*look(nets.value, [cuts[i].view for i in rejected]))
+    for i, g in zip(rejected, judged, strict=True):
+        if g.near and g.best != 0 and g.sure >= params.house_confidence:
+            faces = tuple(g.face(v) for v in range(1, 7))
+            out[i] = ValueGuess(g.best, faces[g.best - 1], g.probs[0], faces)
+    return out
 
 
 def _without_pips_of_other_dice(dice: list[DieGeometry], reach: float) -> list[DieGeometry]:

@@ -64,13 +64,21 @@ class Net:
             raise ModelDamagedError(f"cannot read the network {path}: {exc}") from exc
         self.path = path
         self.inputs: tuple[str, ...] = tuple(i.name for i in self._session.get_inputs())
+        self.outputs: tuple[str, ...] = tuple(o.name for o in self._session.get_outputs())
 
     def run(self, *blobs: F32) -> F32:
         """One forward pass: the inputs in the model's order, its first output back."""
         if len(blobs) != len(self.inputs):
             raise ValueError(f"{self.path.name} takes {len(self.inputs)} inputs, got {len(blobs)}")
-        out = self._session.run(None, dict(zip(self.inputs, blobs, strict=True)))[0]
+        out = self._session.run(self.outputs[:1], dict(zip(self.inputs, blobs, strict=True)))[0]
         return np.asarray(out, dtype=np.float32)
+
+    def run_all(self, *blobs: F32) -> tuple[F32, ...]:
+        """One forward pass, every output in the model's order."""
+        if len(blobs) != len(self.inputs):
+            raise ValueError(f"{self.path.name} takes {len(self.inputs)} inputs, got {len(blobs)}")
+        outs = self._session.run(None, dict(zip(self.inputs, blobs, strict=True)))
+        return tuple(np.asarray(o, dtype=np.float32) for o in outs)
 
 
 NetArg = Any
@@ -132,6 +140,22 @@ def to_blob(images: list[U8]) -> F32:
         np.subtract(batch.transpose(0, 3, 1, 2), mean, out=blob, dtype=np.float32)
     blob *= np.float32(PIXEL_SCALE)
     return blob
+
+
+EMBEDDING = "embedding"
+"""The value network's second output: the features its last layer reads (``vision.house``)."""
+
+
+def embed(net: Net, blob: F32) -> tuple[F32, F32]:
+    """The value network's logits and :data:`EMBEDDING` for a blob of patches; a network
+    exported before it had one is refused by name (retrain, or reinstall the models)."""
+    if EMBEDDING not in net.outputs:
+        raise ModelDamagedError(
+            f"{net.path} has no {EMBEDDING!r} output: the house model needs a value network"
+            " exported by bench/train_vision.py since Vision IV"
+        )
+    outs = net.run_all(blob)
+    return outs[0], outs[net.outputs.index(EMBEDDING)]
 
 
 def run(net: NetArg, blob: F32) -> F32:

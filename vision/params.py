@@ -158,6 +158,13 @@ class DetectorParams:
     its probability reaches this (0-1), whether or not the value is given: a guess this sure
     is right far more often than not, and a wrong layout only fails to fit."""
 
+    house_confidence: float = 0.95
+    """With a house model (``read_roll(..., house=...)``), a die like the dice it was taught is
+    given the house model's value when its probability reaches this (0-1), dropped as not a
+    die when "not a die" does, and asked about when it is this sure the base reader's value
+    is wrong (``vision.trust.overrule``). A round number, the base reader's own floor, set
+    before the leave-one-source-out enrolment runs (``bench/house_vision.py``)."""
+
     pip_count: bool = True
     """Count every die's pips as a second opinion (``vision.pipcount``): a clean count that
     disagrees with the network asks about the die whatever the network's confidence."""
@@ -200,6 +207,7 @@ class DetectorParams:
             "min_value_confidence",
             "agreed_value_confidence",
             "layout_confidence",
+            "house_confidence",
             "value_sure",
             "ones_unsure",
             "relook_accept",

@@ -25,6 +25,7 @@ from dataclasses import dataclass
 from enum import StrEnum
 
 from vision.classify import ValueGuess
+from vision.house.model import HouseGuess
 from vision.pipcount import PipCount
 
 
@@ -36,6 +37,8 @@ class Why(StrEnum):
     DISAGREED = "disagreed"  # a clean pip count contradicts the network: asked
     UNSURE = "unsure"  # the network is not sure enough: asked
     PART = "part"  # a lone pip with the die's body all round it: part of a bigger die, asked
+    HOUSE = "house"  # the house model, taught this house's dice, is sure (``vision.house``)
+    HOUSE_DOUBTS = "house_doubts"  # the house model is sure it is another value: asked
 
 
 @dataclass(frozen=True)
@@ -78,3 +81,30 @@ def _with(
         return candidates
     p = guess.faces[value - 1] if len(guess.faces) == 6 else 0.0
     return (candidates[0], (value, float(p)))
+
+
+def overrule(
+    told: Verdict, house: HouseGuess | None, count: PipCount | None, *, floor: float
+) -> Verdict:
+    """``told`` as the house model (``vision.house``) changes it, for a die it may judge
+    (``house.near``: like the dice it was taught; any other die keeps the base reader's
+    verdict). Sure at ``floor`` of a value, it gives that value -- unless a clean pip count
+    contradicts it, which asks as always -- and a value the base reader gave that the house
+    model is sure is another asks, offering both."""
+    if house is None or not house.near or house.sure < floor or house.best == 0:
+        return told
+    value = house.best
+    counted = None if count is None else count.value
+    if counted is not None and counted != value:
+        return Verdict(None, _pair(house, counted), Why.DISAGREED)
+    if told.value is not None and told.value != value:
+        return Verdict(None, _pair(house, told.value), Why.HOUSE_DOUBTS)
+    return Verdict(value, house.candidates(), Why.HOUSE)
+
+
+def _pair(house: HouseGuess, value: int) -> tuple[tuple[int, float], ...]:
+    """The house's best and ``value`` (the other opinion) as the two one-tap answers."""
+    candidates = house.candidates()
+    if any(v == value for v, _ in candidates):
+        return candidates
+    return (candidates[0], (value, house.face(value)))

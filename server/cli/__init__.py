@@ -19,6 +19,7 @@ COMMANDS: dict[str, str] = {
     "replay": "server.cli.replay",
     "odds": "server.cli.odds",
     "detect": "server.cli.detect",
+    "dice": "server.cli.dice",
     "calibrate": "server.cli.calibrate",
     "markers": "server.cli.markers",
     "pin": "server.cli.pin",

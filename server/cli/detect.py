@@ -29,6 +29,12 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         "overhead uses the pad camera's lower cocked / stacked thresholds",
     )
     parser.add_argument(
+        "--house",
+        metavar="DIR",
+        type=Path,
+        help="read with the house model of DIR (``dicepad dice learn``): the house's own dice",
+    )
+    parser.add_argument(
         "--annotate",
         metavar="DIR",
         type=Path,
@@ -46,7 +52,22 @@ def run(args: argparse.Namespace) -> int:
 
     params = DetectorParams(flags=flags_for_view(args.view))
 
-    load_nets()  # once, before any image is timed
+    nets = load_nets()  # once, before any image is timed
+    house = None
+    if args.house is not None:
+        from vision.house import HouseFolderError, house_model
+
+        if not args.house.is_dir():
+            print(f"dicepad detect: no house folder at {args.house}", file=sys.stderr)
+            return 2
+        try:
+            house = house_model(args.house, nets.value)
+        except (HouseFolderError, ValueError) as exc:
+            print(f"dicepad detect: {exc}", file=sys.stderr)
+            return 2
+        if house is None:
+            print(f"dicepad detect: {args.house} holds too few examples", file=sys.stderr)
+            return 2
     failures = 0
     if args.annotate is not None:
         try:
@@ -65,7 +86,7 @@ def run(args: argparse.Namespace) -> int:
             failures += 1
             continue
         t0 = time.perf_counter()
-        reading = read_roll(frame, params=params)
+        reading = read_roll(frame, params=params, house=house)
         ms = (time.perf_counter() - t0) * 1000
         dice = [{k: v for k, v in die.to_json().items() if k != "corners"} for die in reading.dice]
         if args.json:

@@ -32,6 +32,8 @@ for a demo camera.
 The package re-exports that API; its modules, each with one job:
 
 - :mod:`~vision.synth.model`: the value types, the die palettes and the ground truth;
+- :mod:`~vision.synth.logos`: the logos branded dice print on their ace instead of a pip
+  (``DieStyle(logo="star")``; never chosen at random);
 - :mod:`~vision.synth.geometry`: faces and pips, a die's pose, the pinhole projection;
 - :mod:`~vision.synth.background`: the empty lit pad (cached);
 - :mod:`~vision.synth.hands`: where a hand and its shadow fall;
@@ -55,6 +57,7 @@ Wide scenes (domain randomisation, for training on renders rather than photo set
 
 from vision.synth.draw import render
 from vision.synth.geometry import orientation
+from vision.synth.logos import LOGOS
 from vision.synth.model import (
     STYLES,
     TRANSLUCENT_STYLES,
@@ -80,6 +83,7 @@ from vision.synth.wide import Lamp, WideDie, WideScene, wide_scene
 from vision.synth.wide_draw import render_wide
 
 __all__ = [
+    "LOGOS",
     "STYLES",
     "TRANSLUCENT_STYLES",
     "Camera",

@@ -31,6 +31,7 @@ from vision.synth.geometry import (
     _Projector,
 )
 from vision.synth.hands import _HAND_SHADOW_SIGMA, _hand_in_frame, _hand_polys, _hand_shadow_shift
+from vision.synth.logos import logo_polys
 from vision.synth.model import (
     BGR,
     DieSpec,
@@ -121,9 +122,11 @@ def _face_polys(
 ) -> list[tuple[int, npt.NDArray[np.int32], list[npt.NDArray[np.int32]]]]:
     """(value, outline, pips) of each face turned towards the camera (``facing``)
     or away from it; a hidden face's pips are drawn a little towards the die's centre, as the
-    resin's refraction pulls them."""
+    resin's refraction pulls them. A logo die's 1 face has its logo's polygons as its pips
+    (filled in one call, so that its holes stay open)."""
     pose = d.pose
     cam = np.array([0.0, 0.0, proj.height])
+    logo = d.spec.style.logo
     out = []
     for value, n, u, v in _FACES:
         n_ = pose.rot @ np.array(n, float)
@@ -132,9 +135,15 @@ def _face_polys(
             continue
         u_, v_ = pose.rot @ np.array(u, float), pose.rot @ np.array(v, float)
         outline = _fix(proj(fc + pose.half * (_OUTLINE[:, :1] * u_ + _OUTLINE[:, 1:] * v_)))
+        if value == 1 and logo is not None:
+            shapes = [p[:, :1] * u_ + p[:, 1:] * v_ for p in logo_polys(logo)]
+        else:
+            shapes = [
+                (a + _PIP_R * _CIRCLE[:, :1]) * u_ + (b + _PIP_R * _CIRCLE[:, 1:]) * v_
+                for a, b in _PIPS[value]
+            ]
         pips = []
-        for a, b in _PIPS[value]:
-            ring = (a + _PIP_R * _CIRCLE[:, :1]) * u_ + (b + _PIP_R * _CIRCLE[:, 1:]) * v_
+        for ring in shapes:
             pts = fc + pose.half * ring
             if not facing:  # seen through the resin: pulled towards the centre
                 pts = pose.centre + 0.8 * (pts - pose.centre)

@@ -13,6 +13,7 @@ import numpy as np
 import numpy.typing as npt
 
 from vision.reading import Pad, Point
+from vision.synth.logos import LOGOS
 
 Image = npt.NDArray[np.uint8]
 Vec = npt.NDArray[np.float64]
@@ -25,12 +26,22 @@ class DieStyle:
 
     ``see_through`` (0-1) makes the body translucent resin: the pips of the faces turned away
     from the camera show through it, blurred and dimmed, beside the top face's crisp ones --
-    what real smoky or swirl dice do, and what a reader must not count."""
+    what real smoky or swirl dice do, and what a reader must not count.
+
+    ``logo`` names one of :data:`~vision.synth.logos.LOGOS` to print on the 1 face instead of
+    its pip, in the pips' colour: branded bar dice whose ace is a picture (the Bar Dice rules:
+    aces are "1, or on our dice, the Layman logo"). The face still reads 1; the other faces
+    keep their pips. None (the default, and every random scene's) is a plain die."""
 
     name: str
     body: BGR
     pips: BGR
     see_through: float = 0.0
+    logo: str | None = None
+
+    def __post_init__(self) -> None:
+        if self.logo is not None and self.logo not in LOGOS:
+            raise ValueError(f"unknown logo {self.logo!r}; known: {', '.join(LOGOS)}")
 
 
 STYLES: dict[str, DieStyle] = {

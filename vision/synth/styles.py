@@ -16,6 +16,7 @@ import cv2
 import numpy as np
 import numpy.typing as npt
 
+from vision.synth.logos import LOGOS
 from vision.synth.model import BGR
 
 FINISHES = ("opaque", "translucent", "marbled", "smoky", "metallic")
@@ -53,7 +54,10 @@ class DieLook:
     face centre in half-sides; ``one_r`` scales the single pip of the one (often big and red);
     ``rounding`` is the corner radius in half-sides (sharp casino dice 0.05, soft 0.5);
     ``opacity`` < 1 lets the table show through; ``see_through`` shows the far faces' pips;
-    ``gloss`` is the strength of the lamps' glare on its faces; ``seed`` places its swirl."""
+    ``gloss`` is the strength of the lamps' glare on its faces; ``seed`` places its swirl.
+    ``logo`` (one of :data:`~vision.synth.logos.LOGOS`) prints a logo on the 1 face instead of
+    its pip, in the pips' colour and kind, as branded bar dice have (the face still reads 1);
+    :func:`random_look` never sets it."""
 
     name: str
     finish: str = "opaque"
@@ -70,6 +74,7 @@ class DieLook:
     see_through: float = 0.0
     gloss: float = 0.3
     seed: int = 0
+    logo: str | None = None
 
     def __post_init__(self) -> None:
         if self.finish not in FINISHES or self.pip_shape not in PIP_SHAPES:
@@ -78,6 +83,8 @@ class DieLook:
             raise ValueError(f"unknown pip kind: {self.pip_kind}")
         if not self.pip_d + self.pip_r * max(1.0, 0.6 * self.one_r) < 0.95:
             raise ValueError("pips must stay on the face")
+        if self.logo is not None and self.logo not in LOGOS:
+            raise ValueError(f"unknown logo {self.logo!r}; known: {', '.join(LOGOS)}")
 
     @property
     def dark_pips(self) -> bool:

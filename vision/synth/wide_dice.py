@@ -6,6 +6,7 @@ its faces; all in a box around the die, so a die costs what its size costs.
 
 from __future__ import annotations
 
+import itertools
 import math
 from dataclasses import dataclass
 
@@ -24,6 +25,7 @@ from vision.synth.geometry import (
     _rounded_square,
 )
 from vision.synth.lighting import _irradiance
+from vision.synth.logos import logo_polys
 from vision.synth.model import Image, Vec
 from vision.synth.styles import DieLook, swirl
 from vision.synth.view import _ViewProjector
@@ -41,7 +43,8 @@ _SQUIRCLE = np.sign(_RING) * np.abs(_RING) ** 0.5  # |x|^4 + |y|^4 = 1: a square
 @dataclass(frozen=True)
 class _Face:
     """One face of a die as drawn: its value, world normal and axes, and its outline, flat
-    and pips in pixels."""
+    and pips in pixels (a logo ace's ``pips`` are its logo's polygons: ``logo``, filled in one
+    call so that their holes stay open)."""
 
     value: int
     normal: Vec
@@ -52,6 +55,7 @@ class _Face:
     u: Vec
     v: Vec
     half: float
+    logo: bool = False
 
 
 def _faces(pose: _Pose, look: DieLook, proj: _ViewProjector, facing: bool) -> list[_Face]:
@@ -67,37 +71,52 @@ def _faces(pose: _Pose, look: DieLook, proj: _ViewProjector, facing: bool) -> li
         if (float(np.dot(n_, proj.eye - fc)) > 0) != facing:
             continue
         u_, v_ = pose.rot @ np.array(u, float), pose.rot @ np.array(v, float)
-        r = look.pip_r * (look.one_r if value == 1 else 1.0)
-        at = np.array(_PIPS[value]) * (look.pip_d / _D)
-        pips = (at[:, None, :] + r * shape[None, :, :]).reshape(-1, 2)
+        logo = value == 1 and look.logo is not None
+        if logo:
+            polys = logo_polys(str(look.logo))
+            sizes = [len(p) for p in polys]
+            pips = np.vstack(polys)
+        else:
+            r = look.pip_r * (look.one_r if value == 1 else 1.0)
+            at = np.array(_PIPS[value]) * (look.pip_d / _D)
+            pips = (at[:, None, :] + r * shape[None, :, :]).reshape(-1, 2)
+            sizes = [len(shape)] * len(at)
         local = np.vstack([outline, inset, pips])  # one projection for the whole face
         world = fc + pose.half * (local[:, :1] * u_ + local[:, 1:] * v_)
         if not facing:  # seen through the resin: pulled towards the centre
             world = pose.centre + 0.8 * (world - pose.centre)
         px = proj(world)
         k = len(outline)
-        n_pip = len(shape)
+        ends = 2 * k + np.cumsum([0, *sizes])
         out.append(
             _Face(
                 value,
                 n_,
                 px[:k],
                 px[k : 2 * k],
-                [px[2 * k + i * n_pip : 2 * k + (i + 1) * n_pip] for i in range(len(at))],
+                [px[a:b] for a, b in itertools.pairwise(ends)],
                 fc,
                 u_,
                 v_,
                 pose.half,
+                logo,
             )
         )
     return out
 
 
-def _mask(shape: tuple[int, int], polys: list[npt.NDArray[np.float64]], off: Vec) -> Float:
-    """Anti-aliased coverage (0-1) of ``polys`` (px, less ``off``) in a box of ``shape``."""
+def _mask(
+    shape: tuple[int, int],
+    polys: list[npt.NDArray[np.float64]],
+    off: Vec,
+    *,
+    together: bool = False,
+) -> Float:
+    """Anti-aliased coverage (0-1) of ``polys`` (px, less ``off``) in a box of ``shape``; filled
+    ``together`` (one call: a polygon inside another cuts a hole, as a logo's do) or each alone."""
     m = np.zeros(shape, np.uint8)
-    for p in polys:  # one call each: overlapping polygons in one call cancel out
-        cv2.fillPoly(m, [_fix(p - off)], 255, cv2.LINE_AA, 4)
+    for group in [polys] if together else [[p] for p in polys]:  # apart: overlaps would cancel
+        cv2.fillPoly(m, [_fix(p - off) for p in group], 255, cv2.LINE_AA, 4)
     return m.astype(np.float32) * np.float32(1 / 255)
 
 
@@ -171,14 +190,14 @@ def _draw_die(
     if look.see_through > 0:
         ghost = np.zeros(shape, np.uint8)
         for f in _faces(pose, look, proj, False):
-            for p in f.pips:
-                cv2.fillPoly(ghost, [_fix(p - off)], 255, cv2.LINE_AA, 4)
+            for group in [f.pips] if f.logo else [[p] for p in f.pips]:
+                cv2.fillPoly(ghost, [_fix(p - off) for p in group], 255, cv2.LINE_AA, 4)
         side = float(np.linalg.norm(front[0].outline[0] - front[0].outline[5]))
         g = cv2.GaussianBlur(ghost, (0, 0), max(0.6, 0.05 * side)).astype(np.float32) / 255
         colour = np.array(look.pips, np.float32) * np.mean(shades, axis=0) * 0.7
         roi += (look.see_through * g * sil[:, :, 0])[:, :, None] * (colour - roi)
     for f, k, fm in zip(front, shades, face_masks, strict=True):
-        pm = _mask(shape, f.pips, off)[:, :, None]
+        pm = _mask(shape, f.pips, off, together=f.logo)[:, :, None]
         colour = np.array(look.pips, np.float32) * k
         if look.pip_kind == "engraved":
             colour = colour * 0.8

@@ -1,0 +1,215 @@
+"""Vision IV: leave-one-source-out with enrolment -- a photo source nothing was trained on, with
+k of its photos taught to a house model (run on demand; minutes).
+
+    .venv/bin/python bench/house_vision.py --work /tmp/loso [--k 0,3,10,30] [--seed 7]
+
+For each DEV source S the networks trained without S (``bench/loso_vision.py`` leaves them in
+``WORK/without_S``; ``bench/embed_value.py`` gives an older value network its embedding) read
+S. Its photos are shuffled (``--seed``); the first k are taught as ``dicepad dice learn``
+teaches them (the base reader's dice matched to the labels) and the photos after the largest k
+and after a third of the source -- the same photos for every k -- are read with the house
+model. Per k it prints right / wrong / asked / missed / extra per die and exact / asked /
+silently wrong per photo, and how long learning took. Then the dice not taught: the house
+model of S's taught third reads the *other* source, against no house model, with the same
+networks (it must not read them worse).
+"""
+
+from __future__ import annotations
+
+import argparse
+import math
+import random
+import sys
+import time
+from collections.abc import Sequence
+from dataclasses import replace
+from pathlib import Path
+
+REPO = Path(__file__).resolve().parent.parent
+if str(REPO) not in sys.path:
+    sys.path.insert(0, str(REPO))
+sys.path.insert(0, str(REPO / "bench"))
+
+import cv2  # noqa: E402
+import numpy as np  # noqa: E402
+from bench_vision import (  # noqa: E402
+    DATASETS,
+    LabelledImage,
+    Score,
+    default_datasets_dir,
+    load_dataset,
+)
+
+from vision import synth  # noqa: E402
+from vision.detect import read_roll  # noqa: E402
+from vision.house import Example, HouseModel, HouseSet, fit  # noqa: E402
+from vision.house.learn import Label, held_back, labelled_examples, learning_params  # noqa: E402
+from vision.nets import U8, load_nets  # noqa: E402
+from vision.params import DetectorParams  # noqa: E402
+from vision.synth import STYLES  # noqa: E402
+
+
+def frame_of(image: LabelledImage) -> U8:
+    frame = cv2.imread(str(image.path), cv2.IMREAD_COLOR)
+    if frame is None:
+        raise SystemExit(f"cannot read {image.path}")
+    return np.asarray(frame, dtype=np.uint8)
+
+
+def teach(images: Sequence[LabelledImage], params: DetectorParams) -> HouseSet:
+    """The house set ``dicepad dice learn`` makes of ``images``."""
+    examples = []
+    for image in images:
+        frame = frame_of(image)
+        reading = read_roll(frame, params=learning_params(params))
+        labels = [Label(d.value, d.bbox) for d in image.dice]
+        examples += labelled_examples(
+            frame, reading.dice, labels, ref=image.name, added=0.0, params=params
+        )
+    return HouseSet().added(examples)
+
+
+def score(
+    images: Sequence[LabelledImage], params: DetectorParams, house: HouseModel | None
+) -> Score:
+    s = Score()
+    for image in images:
+        frame = frame_of(image)
+        t0 = time.thread_time()
+        reading = read_roll(frame, params=params, house=house)
+        s.add(image, reading.dice, (time.thread_time() - t0) * 1000)
+    return s
+
+
+def line(name: str, s: Score) -> str:
+    n, m = max(1, s.labelled), max(1, s.images)
+    missed = s.labelled - s.found
+    return (
+        f"{name:>10}: per die ({s.labelled}) right {100 * s.right / n:5.1f} %  wrong"
+        f" {100 * s.wrong / n:4.2f} % ({s.wrong})  asked {100 * s.asked / n:4.1f} %  missed"
+        f" {100 * missed / n:4.1f} %  extra {s.extra} | per photo ({s.images}) exact"
+        f" {100 * s.photo_exact / m:5.1f} %  asked {100 * s.photo_asked / m:5.1f} %  silent"
+        f" {100 * s.photo_silent / m:4.2f} % ({s.photo_silent})  median"
+        f" {sorted(s.ms)[len(s.ms) // 2]:.0f} ms"
+    )
+
+
+def logo_scenes(logo: str, count: int, seed: int) -> list[synth.SceneImage]:
+    """``count`` rendered tables of house dice whose ace is ``logo``, half the dice aces."""
+    rng = np.random.default_rng(seed)
+    out = []
+    for _ in range(count):
+        style = replace(STYLES[str(rng.choice(sorted(STYLES)))], logo=logo)
+        scene = synth.random_scene(rng, n_dice=int(rng.integers(3, 7)), styles=[style])
+        dice = tuple(replace(d, value=1) if k % 2 == 0 else d for k, d in enumerate(scene.dice))
+        out.append(synth.render(replace(scene, dice=dice), rng=rng))
+    return out
+
+
+def read_aces(
+    shots: Sequence[synth.SceneImage], params: DetectorParams, house: HouseModel | None
+) -> tuple[int, int, int, int]:
+    """(aces, read as 1, read as another number, asked or missed) over ``shots``."""
+    aces = ones = others = 0
+    for shot in shots:
+        reading = read_roll(shot.image, params=params, house=house)
+        for truth in shot.truth.dice:
+            if truth.value != 1:
+                continue
+            aces += 1
+            near = [
+                d
+                for d in reading.dice
+                if math.dist(d.center_xy, truth.center_xy) < 0.5 * truth.size_px
+            ]
+            value = near[0].value if near else None
+            ones += value == 1
+            others += value is not None and value != 1
+    return aces, ones, others, aces - ones - others
+
+
+def logos(seed: int) -> None:
+    """Logo aces untaught, then taught from 20 aces (and the other faces of those tables)."""
+    params = DetectorParams()
+    net = load_nets().value
+    for logo in synth.LOGOS:
+        taught = logo_scenes(logo, 8, seed)
+        examples: list[Example] = []
+        for shot in taught:
+            reading = read_roll(shot.image, params=learning_params(params))
+            labels = [Label(t.value, _box(t)) for t in shot.truth.dice]
+            examples += labelled_examples(
+                shot.image, reading.dice, labels, ref=str(id(shot)), added=0.0, params=params
+            )
+        aces_taught = sum(e.value == 1 for e in examples)
+        model = fit(HouseSet().added(examples), net)
+        test = logo_scenes(logo, 30, seed + 1)
+        a, one, other, asked = read_aces(test, params, None)
+        print(
+            f"{logo:>8} untaught: {a} aces, read as 1 {one}, as another number {other},"
+            f" asked or missed {asked}"
+        )
+        a, one, other, asked = read_aces(test, params, model)
+        print(
+            f"{logo:>8} taught ({aces_taught} aces): read as 1 {100 * one / max(1, a):.1f} %,"
+            f" as another number {other}, asked or missed {asked}"
+        )
+
+
+def _box(t: synth.DieTruth) -> tuple[float, float, float, float]:
+    xs = [x for x, _ in t.corners_xy]
+    ys = [y for _, y in t.corners_xy]
+    return (min(xs), min(ys), max(xs) - min(xs), max(ys) - min(ys))
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--work", type=Path, required=True, help="folder of without_S models")
+    ap.add_argument("--datasets", type=Path, default=default_datasets_dir())
+    ap.add_argument("--k", default="0,3,10,30", help="photos taught, comma-separated")
+    ap.add_argument("--seed", type=int, default=7)
+    ap.add_argument("--only", help="one source")
+    ap.add_argument("--logos", action="store_true", help="only the logo aces (renders)")
+    args = ap.parse_args(argv)
+    if args.logos:
+        logos(args.seed)
+        return 0
+    ks = sorted({int(k) for k in args.k.split(",")})
+    sources = {s: load_dataset(args.datasets, s) for s in DATASETS}
+    for source, images in sources.items():
+        if args.only and source != args.only:
+            continue
+        params = DetectorParams(models_dir=str(args.work / f"without_{source}"))
+        net = load_nets(params.models_dir).value
+        order = list(images)
+        random.Random(args.seed).shuffle(order)
+        third = len(order) // 3
+        rest = order[max(max(ks), third) :]
+        print(f"== {source}: networks trained without it; {len(rest)} photos read")
+        for k in [*ks, third]:
+            t0 = time.perf_counter()
+            house = teach(order[:k], params)
+            model = fit(house, net)
+            took = time.perf_counter() - t0
+            counts = house.counts()
+            print(
+                line(f"k={k}", score(rest, params, model))
+                + f"  | learnt {len(house)} examples ({counts[0]} not dice) in {took:.1f} s"
+            )
+            if k == third:
+                back = held_back(house, net, floor=params.house_confidence)
+                if back is not None:
+                    print(
+                        f"  held back within the taught: right {back.right}/{back.dice},"
+                        f" wrong {back.wrong}, asked {back.asked}"
+                    )
+                for other, other_images in sources.items():
+                    if other != source:
+                        print(f"  dice not taught ({other}, read by the same networks):")
+                        print("  " + line("no house", score(other_images, params, None)))
+                        print("  " + line("house", score(other_images, params, model)))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,294 @@
+"""Vision IV: the house's own dice. The set (kept as given, bounded, one example removable), its
+folder (atomic, damaged files refused by name), the house model fitted with NumPy on the value
+network's embedding, how it changes a verdict, and ``dicepad dice`` / ``detect --house`` on
+rendered logo-ace dice that the base reader has never seen."""
+
+from __future__ import annotations
+
+import functools
+import json
+import math
+from dataclasses import replace
+from pathlib import Path
+
+import cv2
+import numpy as np
+import pytest
+
+from server.cli import main
+from vision import synth
+from vision.detect import read_roll
+from vision.house import (
+    Example,
+    HouseFolderError,
+    HouseGuess,
+    HouseSet,
+    fit,
+    house_model,
+    load_set,
+    save_set,
+)
+from vision.house.learn import (
+    Label,
+    held_back,
+    labelled_examples,
+    learning_params,
+    parse_labels,
+)
+from vision.house.views import die_view
+from vision.nets import ModelDamagedError, Net, embed, load_nets, to_blob
+from vision.params import DetectorParams
+from vision.reading import Reading
+from vision.synth import STYLES
+from vision.trust import Verdict, Why, overrule
+
+PARAMS = DetectorParams()
+
+
+def _example(value: int, ref: str = "a.jpg", shade: int = 0) -> Example:
+    view = np.full((32, 32, 3), (30 * value + shade) % 256, np.uint8)
+    return Example(view, value, "learn", ref, 0.0)
+
+
+def test_a_set_keeps_each_example_once_and_its_newest_within_its_bound() -> None:
+    house = HouseSet().added([_example(1), _example(2), _example(1)])
+    assert len(house) == 2  # the same die from the same photo is held once
+    bounded = house.added([_example(3), _example(4)], limit=3)
+    assert [e.value for e in bounded.examples] == [2, 3, 4]  # the oldest went
+    assert bounded.counts() == {0: 0, 1: 0, 2: 1, 3: 1, 4: 1, 5: 0, 6: 0}
+
+
+def test_one_example_or_one_photo_can_be_taken_back_out() -> None:
+    house = HouseSet().added([_example(1, "a"), _example(2, "a"), _example(3, "b")])
+    one = house.examples[1].id
+    assert [e.value for e in house.without(ids=[one]).examples] == [1, 3]
+    assert [e.value for e in house.without(ref="a").examples] == [3]  # an undone fix's dice
+
+
+def test_an_example_refuses_a_value_or_origin_it_cannot_have() -> None:
+    with pytest.raises(ValueError, match="0 \\(not a die\\) or 1-6"):
+        _example(7)
+    with pytest.raises(ValueError, match="unknown origin"):
+        replace(_example(1), origin="guess")
+
+
+def test_the_folder_keeps_the_set_and_refuses_a_damaged_file(tmp_path: Path) -> None:
+    assert len(load_set(tmp_path / "none")) == 0  # no folder yet: an empty set
+    house = HouseSet().added([_example(v, shade=s) for v in range(7) for s in range(2)])
+    save_set(tmp_path, house)
+    again = load_set(tmp_path)
+    assert again.digest() == house.digest()
+    assert [e.ref for e in again.examples] == [e.ref for e in house.examples]
+    assert not list(tmp_path.glob("*.tmp"))  # written whole, then renamed
+    (tmp_path / "examples.npz").write_bytes(b"not a zip")
+    with pytest.raises(HouseFolderError, match="cannot read the house set"):
+        load_set(tmp_path)
+
+
+def test_labels_are_read_or_refused_by_name() -> None:
+    labels = parse_labels({"dice": [{"value": 3, "bbox": [1, 2, 30, 30]}]})
+    assert labels == (Label(3, (1.0, 2.0, 30.0, 30.0)),)
+    with pytest.raises(ValueError, match="value 1-6"):
+        parse_labels({"dice": [{"value": 9, "bbox": [1, 2, 3, 4]}]})
+    with pytest.raises(ValueError, match="labels are"):
+        parse_labels({"boxes": []})
+
+
+def _guess(probs: list[float], near: bool = True) -> HouseGuess:
+    return HouseGuess(tuple(probs), near, 0.9 if near else 0.1)
+
+
+def test_the_house_gives_a_value_it_is_sure_of_unless_the_pips_say_otherwise() -> None:
+    asked = Verdict(None, ((4, 0.5), (5, 0.4)), Why.UNSURE)
+    sure_1 = _guess([0.01, 0.95, 0.01, 0.01, 0.01, 0.005, 0.005])
+    told = overrule(asked, sure_1, None, floor=0.9)
+    assert (told.value, told.why) == (1, Why.HOUSE)
+    from vision.pipcount import PipCount
+
+    counted_3 = overrule(asked, sure_1, PipCount(3, 3, 90.0), floor=0.9)
+    assert counted_3.value is None
+    assert {v for v, _ in counted_3.candidates} == {1, 3}
+
+
+def test_the_house_asks_about_a_value_it_is_sure_is_wrong_and_leaves_other_dice_alone() -> None:
+    given = Verdict(4, ((4, 0.9), (5, 0.1)), Why.SURE)
+    sure_5 = _guess([0.0, 0.0, 0.0, 0.0, 0.02, 0.97, 0.01])
+    doubted = overrule(given, sure_5, None, floor=0.9)
+    assert doubted.value is None
+    assert doubted.why is Why.HOUSE_DOUBTS
+    assert [v for v, _ in doubted.candidates] == [5, 4]
+    assert overrule(given, _guess(list(sure_5.probs), near=False), None, floor=0.9) == given
+    unsure = _guess([0.0, 0.0, 0.0, 0.0, 0.3, 0.7, 0.0])
+    assert overrule(given, unsure, None, floor=0.9) == given
+    assert overrule(given, None, None, floor=0.9) == given
+
+
+def test_a_value_network_without_an_embedding_is_refused_by_name() -> None:
+    net = load_nets().value
+    logits, emb = embed(net, to_blob([np.zeros((32, 32, 3), np.uint8)]))
+    assert logits.shape == (1, 7)
+    assert emb.shape[0] == 1
+    assert emb.shape[1] >= 16
+    # a network with no such output (as a value network exported before Vision IV) is refused
+    with pytest.raises(ModelDamagedError, match="no 'embedding' output"):
+        embed(load_nets().locator, to_blob([np.zeros((32, 32, 3), np.uint8)]))
+
+
+# ------------------------------------------------------------------ logo aces, end to end
+
+
+def _logo_table(seed: int, logo: str = "crown") -> synth.SceneImage:
+    """A table of white house dice whose ace is ``logo``, every other die an ace."""
+    rng = np.random.default_rng(seed)
+    style = replace(STYLES["white"], logo=logo)
+    scene = synth.random_scene(rng, n_dice=5, styles=[style])
+    dice = tuple(replace(d, value=1) if k % 2 == 0 else d for k, d in enumerate(scene.dice))
+    return synth.render(replace(scene, dice=dice), rng=rng)
+
+
+def _box(t: synth.DieTruth) -> list[float]:
+    xs, ys = [x for x, _ in t.corners_xy], [y for _, y in t.corners_xy]
+    return [min(xs), min(ys), max(xs) - min(xs), max(ys) - min(ys)]
+
+
+def _aces(
+    shot: synth.SceneImage, values: list[int | None], centres: list[tuple[float, float]]
+) -> list[int | None]:
+    """The value read nearest each ace of ``shot`` (None: asked, or no die found there)."""
+    out: list[int | None] = []
+    for t in shot.truth.dice:
+        if t.value == 1:
+            near = [
+                v
+                for v, c in zip(values, centres, strict=False)
+                if math.dist(c, t.center_xy) < 0.5 * t.size_px
+            ]
+            out.append(near[0] if near else None)
+    return out
+
+
+@functools.cache
+def _taught() -> tuple[HouseSet, Net]:
+    examples: list[Example] = []
+    for seed in range(6):
+        shot = _logo_table(seed)
+        reading = read_roll(shot.image, params=learning_params(PARAMS))
+        labels = [Label(t.value, tuple(_box(t))) for t in shot.truth.dice]  # type: ignore[arg-type]
+        examples += labelled_examples(
+            shot.image, reading.dice, labels, ref=f"t{seed}", added=0.0, params=PARAMS
+        )
+    return HouseSet().added(examples), load_nets().value
+
+
+def test_a_logo_ace_is_never_read_as_another_number_and_once_taught_is_read_as_1() -> None:
+    house, net = _taught()
+    assert house.counts()[1] >= 10
+    model = fit(house, net)
+    assert model is not None
+    untaught: list[int | None] = []
+    taught: list[int | None] = []
+    for seed in range(100, 106):
+        shot = _logo_table(seed)
+        for mine, out in ((None, untaught), (model, taught)):
+            reading = read_roll(shot.image, params=PARAMS, house=mine)
+            out += _aces(shot, [d.value for d in reading.dice], [d.center_xy for d in reading.dice])
+    assert untaught
+    assert all(v in (None, 1) for v in untaught)
+    assert sum(v == 1 for v in taught) >= 0.9 * len(taught) > sum(v == 1 for v in untaught)
+
+
+def test_dice_not_taught_read_as_they_did_without_a_house_model() -> None:
+    house, net = _taught()
+    model = fit(house, net)
+    assert model is not None
+    rng = np.random.default_rng(5)
+    for _ in range(4):  # plain dice of other colours: not like the crowned white dice taught
+        scene = synth.random_scene(rng, n_dice=5, styles=[STYLES["red"], STYLES["black"]])
+        shot = synth.render(scene, rng=rng)
+        base = read_roll(shot.image, params=PARAMS)
+        with_house = read_roll(shot.image, params=PARAMS, house=model)
+        assert len(with_house.dice) == len(base.dice)
+        assert _right(shot, with_house) >= _right(shot, base)
+
+
+def _right(shot: synth.SceneImage, reading: Reading) -> int:
+    """Dice of ``shot`` whose nearest reading is their value."""
+    return sum(
+        any(
+            d.value == t.value
+            for d in reading.dice
+            if math.dist(d.center_xy, t.center_xy) < 0.5 * t.size_px
+        )
+        for t in shot.truth.dice
+    )
+
+
+def test_a_view_cut_again_from_a_reading_is_the_one_the_network_was_shown() -> None:
+    shot = _logo_table(3)
+    reading = read_roll(shot.image, params=PARAMS)
+    net = load_nets().value
+    for die in reading.dice:
+        view = die_view(shot.image, die, PARAMS)
+        probs = net.run(to_blob([view]))
+        assert probs.shape == (1, 7)
+    assert held_back(_taught()[0], net, floor=0.9) is not None
+
+
+def test_dicepad_dice_learns_shows_forgets_and_detect_reads_with_the_house(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    labels, photos = {}, []
+    for seed in range(5):
+        shot = _logo_table(seed, logo="ring-l")
+        path = tmp_path / f"t{seed}.png"
+        cv2.imwrite(str(path), shot.image)
+        photos.append(str(path))
+        labels[path.name] = {"dice": [{"value": t.value, "bbox": _box(t)} for t in shot.truth.dice]}
+    (tmp_path / "labels.json").write_text(json.dumps(labels))
+    house = tmp_path / "house"
+    assert (
+        main(
+            [
+                "dice",
+                "learn",
+                "--out",
+                str(house),
+                "--labels",
+                str(tmp_path / "labels.json"),
+                *photos,
+            ]
+        )
+        == 0
+    )
+    out = capsys.readouterr().out
+    assert "learnt in" in out
+    assert "per face" in out
+    assert "held back" in out
+    assert main(["dice", "show", "--json", str(house)]) == 0
+    shown = json.loads(capsys.readouterr().out)
+    assert shown["examples"] == len(load_set(house)) > 12
+    assert shown["origins"]["learn"] == shown["examples"]
+    model = house_model(house, load_nets().value)
+    assert model is not None
+    assert (house / "model.npz").is_file()
+    cached = house_model(house, load_nets().value)  # the cache, read back
+    assert cached is not None
+    assert cached.digest == model.digest
+    test = _logo_table(50, logo="ring-l")
+    photo = tmp_path / "test.png"
+    cv2.imwrite(str(photo), test.image)
+    assert main(["detect", "--json", "--house", str(house), str(photo)]) == 0
+    dice = json.loads(capsys.readouterr().out)["dice"]
+    values = [d["value"] for d in dice]
+    aces = _aces(test, values, [tuple(d["center"]) for d in dice])
+    assert aces
+    assert all(v == 1 for v in aces)
+    one = load_set(house).examples[0].id
+    assert main(["dice", "forget", str(house), "--id", one]) == 0
+    assert one not in {e.id for e in load_set(house).examples}
+    assert main(["dice", "forget", str(house), "--id", "nosuch"]) == 2
+    assert "no example nosuch" in capsys.readouterr().err
+    assert main(["dice", "forget", str(house), "--all"]) == 0
+    assert len(load_set(house)) == 0
+    assert main(["detect", "--house", str(house), str(photo)]) == 2  # too few to read with
+    assert "too few examples" in capsys.readouterr().err
