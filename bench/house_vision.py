@@ -201,7 +201,8 @@ def main(argv: Sequence[str] | None = None) -> int:
                 if back is not None:
                     print(
                         f"  held back within the taught: right {back.right}/{back.dice},"
-                        f" wrong {back.wrong}, asked {back.asked}"
+                        f" wrong {back.wrong}, asked {back.asked}; the house model's floor"
+                        f" {model.floor if model else None}"
                     )
                 for other, other_images in sources.items():
                     if other != source:

@@ -35,6 +35,7 @@ from vision.house.learn import (
     learning_params,
     parse_labels,
 )
+from vision.house.model import FLOORS, fitted_floor
 from vision.house.views import die_view
 from vision.nets import ModelDamagedError, Net, embed, load_nets, to_blob
 from vision.params import DetectorParams
@@ -292,3 +293,32 @@ def test_dicepad_dice_learns_shows_forgets_and_detect_reads_with_the_house(
     assert len(load_set(house)) == 0
     assert main(["detect", "--house", str(house), str(photo)]) == 2  # too few to read with
     assert "too few examples" in capsys.readouterr().err
+
+
+def _sure(best: int, p: float) -> HouseGuess:
+    probs = [(1.0 - p) / 6] * 7
+    probs[best] = p
+    return HouseGuess(tuple(probs), True, 0.95)
+
+
+def test_the_floor_is_the_lowest_that_kept_the_held_back_dice_right() -> None:
+    # 400 held-back dice: every one right at 0.97, and two wrong ones at 0.92 and 0.96
+    guesses = [_sure(3, 0.97)] * 398 + [_sure(4, 0.92), _sure(4, 0.96)]
+    truths = np.full(400, 3)
+    assert fitted_floor(guesses, truths) == 0.98  # 0.95 still gives one wrong: over 0.2 %
+    assert fitted_floor(guesses[:398] + [_sure(4, 0.92)] * 2, truths) == 0.95
+    assert fitted_floor(guesses[:398] + [_sure(4, 0.5)] * 2, truths) == FLOORS[0]
+    assert fitted_floor(guesses[:40], truths[:40]) == FLOORS[-1]  # too few to tell
+
+
+def test_a_fixed_house_confidence_overrides_the_fitted_floor() -> None:
+    house, net = _taught()
+    model = fit(house, net)
+    assert model is not None
+    assert model.floor in FLOORS
+    shot = _logo_table(101)
+    never = read_roll(shot.image, params=replace(PARAMS, house_confidence=1.0), house=model)
+    base = read_roll(shot.image, params=PARAMS)
+    assert [d.value for d in never.dice] == [d.value for d in base.dice]
+    with pytest.raises(ValueError, match="house_confidence"):
+        DetectorParams(house_confidence=1.5)

@@ -88,6 +88,7 @@ def read_roll(
     if params.pip_reach > 0:
         dice = _without_pips_of_other_dice(dice, params.pip_reach)
     judged: list[HouseGuess | None] = [None] * len(dice)
+    floor = house_floor(house, params)
     if house is not None and dice:
         with nets.lock:
             judged = list(house.judge(*look(nets.value, [_view(image, d, params) for d in dice])))
@@ -98,7 +99,7 @@ def read_roll(
             i
             for i, (d, g) in enumerate(zip(dice, judged, strict=True))
             if g is None
-            or not (g.near and g.best == 0 and g.sure >= params.house_confidence)
+            or not (g.near and g.best == 0 and g.sure >= floor)
             or d.guess.confidence >= params.min_value_confidence
         ]
         dice, judged = [dice[i] for i in kept], [judged[i] for i in kept]
@@ -115,7 +116,7 @@ def read_roll(
             alone=params.min_value_confidence,
             agreed=params.agreed_value_confidence,
         )
-        told = overrule(told, judgement, count, floor=params.house_confidence)
+        told = overrule(told, judgement, count, floor=floor)
         reading = DieReading(
             value=told.value,
             center_xy=die.candidate.center_xy,
@@ -136,6 +137,14 @@ def read_roll(
     readings.sort(key=lambda d: (d.center_xy[1], d.center_xy[0]))
     h, w = image.shape[:2]
     return Reading(tuple(readings), (w, h))
+
+
+def house_floor(house: HouseModel | None, params: DetectorParams) -> float:
+    """How sure the house model must be to judge a die: ``params.house_confidence``, or the
+    floor fitted on the house's own examples."""
+    if params.house_confidence is not None:
+        return params.house_confidence
+    return 1.0 if house is None else house.floor
 
 
 def _view(image: U8, die: DieGeometry, params: DetectorParams) -> U8:
@@ -233,7 +242,7 @@ def _rescued(
         return out
     judged = house.judge(*look(nets.value, [cuts[i].view for i in rejected]))
     for i, g in zip(rejected, judged, strict=True):
-        if g.near and g.best != 0 and g.sure >= params.house_confidence:
+        if g.near and g.best != 0 and g.sure >= house_floor(house, params):
             faces = tuple(g.face(v) for v in range(1, 7))
             out[i] = ValueGuess(g.best, faces[g.best - 1], g.probs[0], faces)
     return out

@@ -158,12 +158,12 @@ class DetectorParams:
     its probability reaches this (0-1), whether or not the value is given: a guess this sure
     is right far more often than not, and a wrong layout only fails to fit."""
 
-    house_confidence: float = 0.95
+    house_confidence: float | None = None
     """With a house model (``read_roll(..., house=...)``), a die like the dice it was taught is
     given the house model's value when its probability reaches this (0-1), dropped as not a
     die when "not a die" does, and asked about when it is this sure the base reader's value
-    is wrong (``vision.trust.overrule``). A round number, the base reader's own floor, set
-    before the leave-one-source-out enrolment runs (``bench/house_vision.py``)."""
+    is wrong (``vision.trust.overrule``). None: the floor fitted on the house's own examples,
+    each judged by a model fitted without its photo (``vision.house.model.fitted_floor``)."""
 
     pip_count: bool = True
     """Count every die's pips as a second opinion (``vision.pipcount``): a clean count that
@@ -207,7 +207,6 @@ class DetectorParams:
             "min_value_confidence",
             "agreed_value_confidence",
             "layout_confidence",
-            "house_confidence",
             "value_sure",
             "ones_unsure",
             "relook_accept",
@@ -216,6 +215,8 @@ class DetectorParams:
             value = getattr(self, name)
             if not 0.0 <= value <= 1.0:
                 raise ValueError(f"{name} must be within 0..1, got {value}")
+        if self.house_confidence is not None and not 0.0 <= self.house_confidence <= 1.0:
+            raise ValueError(f"house_confidence must be within 0..1, got {self.house_confidence}")
         if self.value_views not in (1, 2, 4):
             raise ValueError(f"value_views must be 1, 2 or 4, got {self.value_views}")
         if not (0.0 <= self.inside_face <= 1.0 and 0.0 <= self.faint_peak_reach <= 2.0):

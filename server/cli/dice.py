@@ -137,7 +137,12 @@ def _report(folder: Path, *, as_json: bool) -> None:
                     "origins": origins,
                     "held_back": None
                     if back is None
-                    else {"right": back.right, "wrong": back.wrong, "asked": back.asked},
+                    else {
+                        "right": back.right,
+                        "wrong": back.wrong,
+                        "asked": back.asked,
+                        "floor": back.floor,
+                    },
                 }
             )
         )
@@ -152,7 +157,7 @@ def _report(folder: Path, *, as_json: bool) -> None:
         print(
             f"  held back (fitted without their photo): {back.dice} dice, right"
             f" {100 * back.right / n:.1f} %, wrong {100 * back.wrong / n:.1f} % ({back.wrong}),"
-            f" asked {100 * back.asked / n:.1f} %"
+            f" asked {100 * back.asked / n:.1f} % (a value given from {back.floor:.2f} sure)"
         )
 
 

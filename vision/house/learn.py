@@ -10,7 +10,7 @@ from dataclasses import dataclass, replace
 import numpy as np
 
 from vision.house.examples import NOT_A_DIE, Example, HouseSet
-from vision.house.model import MIN_EXAMPLES, fit_arrays, look
+from vision.house.model import MIN_EXAMPLES, fitted_floor, held_back_guesses, look
 from vision.house.views import die_view
 from vision.nets import U8, Net
 from vision.params import DetectorParams
@@ -106,35 +106,31 @@ class HeldBack:
     right: int
     wrong: int
     asked: int
+    floor: float  # the house model's probability a value needed
 
     @property
     def dice(self) -> int:
         return self.right + self.wrong + self.asked
 
 
-def held_back(house: HouseSet, net: Net, *, floor: float, folds: int = 5) -> HeldBack | None:
-    """Each example read by a house model fitted without its photo's fold (the examples of one
-    ``ref`` stay together); a die is right or wrong when the model is sure at ``floor`` and it
-    is like the examples fitted on, else asked. None when the set is too small to split."""
-    refs = sorted({e.ref for e in house.examples})
-    if len(refs) < 2 or len(house) < 2 * MIN_EXAMPLES:
+def held_back(house: HouseSet, net: Net, *, floor: float | None = None) -> HeldBack | None:
+    """Each die example read by a house model fitted without its photo's fold
+    (``vision.house.model.held_back_guesses``): right or wrong when the model is sure at
+    ``floor`` (None: the floor fitted on those very guesses, as the house model is) and it is
+    like the examples fitted on, else asked. None when the set is too small to split."""
+    if len(house) < 2 * MIN_EXAMPLES:
         return None
-    fold_of = {r: i % min(folds, len(refs)) for i, r in enumerate(refs)}
     logits, emb = look(net, [e.view for e in house.examples])
     values = np.array([e.value for e in house.examples])
-    folds_ = np.array([fold_of[e.ref] for e in house.examples])
+    guesses, truths = held_back_guesses(logits, emb, values, [e.ref for e in house.examples])
+    if not len(truths):
+        return None
+    at = fitted_floor(guesses, truths) if floor is None else floor
     right = wrong = asked = 0
-    for k in sorted(set(folds_.tolist())):
-        fit_on, test = folds_ != k, (folds_ == k) & (values != NOT_A_DIE)
-        if not fit_on.any() or not test.any() or (values[fit_on] == NOT_A_DIE).all():
-            continue
-        model = fit_arrays(logits[:, fit_on], emb[:, fit_on], values[fit_on], network="", digest="")
-        for guess, truth in zip(
-            model.judge(logits[:, test], emb[:, test]), values[test], strict=True
-        ):
-            if guess.near and guess.sure >= floor and guess.best != NOT_A_DIE:
-                right += int(guess.best == truth)
-                wrong += int(guess.best != truth)
-            else:
-                asked += 1
-    return HeldBack(right, wrong, asked)
+    for guess, truth in zip(guesses, truths.tolist(), strict=True):
+        if guess.near and guess.sure >= at and guess.best != NOT_A_DIE:
+            right += int(guess.best == truth)
+            wrong += int(guess.best != truth)
+        else:
+            asked += 1
+    return HeldBack(right, wrong, asked, at)

@@ -37,6 +37,17 @@ MIN_PER_VALUE = 8
 three dice of a face is sure of things it has barely seen (three photos taught gave 18
 wrong dice of 733 where none taught gave 2, ``bench/house_vision.py``)."""
 
+FLOORS = (0.8, 0.85, 0.9, 0.95, 0.98, 0.99)
+"""The floors :func:`fitted_floor` chooses among (the house model's probability of a value)."""
+
+WRONG_BUDGET = 0.002
+"""The share of held-back dice a house model may read wrong at its floor: Vision IV's target
+for a taught source is 0.3 % wrong per die, and held-back figures are a little kinder than a
+new evening's."""
+
+MIN_HELD_BACK = 50
+"""Fewer held-back dice than this cannot tell 0.2 % from 2 %: the highest floor is used."""
+
 NEAR_QUANTILE = 0.05
 """A die is one of the house's when its nearest example is at least as similar as this share
 of the examples are to their own nearest (leave one out): 95 % of the house's dice pass."""
@@ -84,6 +95,7 @@ class HouseModel:
     near: float  # the similarity to its nearest example a die needs to be the house's
     network: str  # digest of the value network it was fitted on
     digest: str  # of the set it was fitted from
+    floor: float = FLOORS[-1]  # how sure it must be to judge a die (:func:`fitted_floor`)
 
     def judge(self, logits: F32, embedding: F32) -> list[HouseGuess]:
         """One :class:`HouseGuess` per die from :func:`look`'s arrays."""
@@ -103,6 +115,51 @@ class HouseModel:
             near = s >= self.near and same.size >= MIN_PER_VALUE
             out.append(HouseGuess(tuple(float(x) for x in p), near, s))
         return out
+
+
+def held_back_guesses(
+    logits: F32,
+    emb: F32,
+    values: npt.NDArray[np.int_],
+    refs: Sequence[str],
+    *,
+    folds: int = 5,
+) -> tuple[list[HouseGuess], npt.NDArray[np.int_]]:
+    """Each die example judged by a house model fitted without its fold, the examples of one
+    ``ref`` (a photo, a fix) kept together -- a house model is judged on throws it never saw --
+    and the values they truly have. Nothing when the examples come from fewer than two refs."""
+    names = sorted(set(refs))
+    if len(names) < 2:
+        return [], np.zeros(0, dtype=np.int_)
+    fold_of = {r: i % min(folds, len(names)) for i, r in enumerate(names)}
+    fold = np.array([fold_of[r] for r in refs])
+    guesses: list[HouseGuess] = []
+    truths: list[int] = []
+    for k in sorted(set(fold.tolist())):
+        fit_on, test = fold != k, (fold == k) & (values != NOT_A_DIE)
+        if not test.any() or (values[fit_on] == NOT_A_DIE).all():
+            continue
+        model = fit_arrays(logits[:, fit_on], emb[:, fit_on], values[fit_on], network="", digest="")
+        guesses += model.judge(logits[:, test], emb[:, test])
+        truths += values[test].tolist()
+    return guesses, np.array(truths, dtype=np.int_)
+
+
+def fitted_floor(guesses: Sequence[HouseGuess], truths: npt.NDArray[np.int_]) -> float:
+    """The lowest of :data:`FLOORS` at which the house model, judging the dice it was not
+    fitted on, gives at most :data:`WRONG_BUDGET` of them a wrong value: how sure it must be
+    is measured on this house's own examples, not set for every house alike (the highest
+    floor when too few were held back to tell)."""
+    if len(truths) < MIN_HELD_BACK:
+        return FLOORS[-1]
+    for floor in FLOORS:
+        wrong = sum(
+            g.near and g.sure >= floor and g.best != NOT_A_DIE and g.best != t
+            for g, t in zip(guesses, truths.tolist(), strict=True)
+        )
+        if wrong <= WRONG_BUDGET * len(truths):
+            return floor
+    return FLOORS[-1]
 
 
 def unit(x: F32) -> F32:
@@ -147,7 +204,10 @@ def fit(house: HouseSet, net: Net) -> HouseModel | None:
         return None
     logits, emb = look(net, [e.view for e in house.examples])
     values = np.array([e.value for e in house.examples])
-    return fit_arrays(logits, emb, values, network=network_digest(net), digest=house.digest())
+    floor = fitted_floor(*held_back_guesses(logits, emb, values, [e.ref for e in house.examples]))
+    return fit_arrays(
+        logits, emb, values, network=network_digest(net), digest=house.digest(), floor=floor
+    )
 
 
 def fit_arrays(
@@ -157,6 +217,7 @@ def fit_arrays(
     *,
     network: str,
     digest: str,
+    floor: float = FLOORS[-1],
     l2: float = 1e-3,
     steps: int = 300,
     rate: float = 0.5,
@@ -191,6 +252,7 @@ def fit_arrays(
         near=_near_floor(bank, values),
         network=network,
         digest=digest,
+        floor=floor,
     )
 
 

@@ -101,6 +101,7 @@ def house_model(folder: Path, net: Net) -> HouseModel | None:
                         bank=z["bank"],
                         bank_values=z["bank_values"],
                         near=float(z["near"]),
+                        floor=float(z["floor"]),
                         network=network,
                         digest=house.digest(),
                     )
@@ -119,6 +120,7 @@ def house_model(folder: Path, net: Net) -> HouseModel | None:
                 bank=model.bank,
                 bank_values=model.bank_values,
                 near=np.float64(model.near),
+                floor=np.float64(model.floor),
                 network=np.array(model.network),
                 digest=np.array(model.digest),
             )
