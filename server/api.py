@@ -6,6 +6,9 @@ table service, and shape the answer. Errors are mapped to statuses in :mod:`serv
 
 from __future__ import annotations
 
+import contextlib
+from collections.abc import Mapping
+from contextlib import AbstractContextManager
 from typing import Any
 
 from flask import Blueprint, Response, current_app, jsonify, request, session
@@ -210,6 +213,17 @@ def pad_photo(table_id: str) -> bytes | None:
     return service.pending_snapshot(table_id) if isinstance(service, PadService) else None
 
 
+def pad_answer(table_id: str, view: Mapping[str, Any]) -> AbstractContextManager[None]:
+    """Apply the answer to the pad's question inside this: the dice of the throw asked about
+    are taught to the house set with the answer's values (``server.pad_house``)."""
+    service = current_app.extensions.get(PAD_EXTENSION)
+    house = service.house if isinstance(service, PadService) else None
+    notice = (view.get("pad") or {}).get("notice")
+    if house is None or not isinstance(notice, Mapping):
+        return contextlib.nullcontext()
+    return house.answering(table_id, notice.get("throw"))
+
+
 @bp.post("/tables/<table_id>/actions")
 def post_action(table_id: str) -> Response:
     require_pin()
@@ -217,13 +231,16 @@ def post_action(table_id: str) -> Response:
     view = d.tables.view(table_id)  # 404 before reading the body
     action, source, answers = bodies.parse_action(bodies.json_body(request))
     photo = None
+    teach: AbstractContextManager[None] = contextlib.nullcontext()
     if answers is not None:  # the pad's question answered: its throw's photo goes with it
         from server.pages import ask  # here: the pages import this module (the session key)
 
         if ask.asked(view, answers) is None:
             raise Conflict(ask.ANSWERED_ELSEWHERE)
         photo = pad_photo(table_id)
-    applied = d.tables.apply(table_id, action, source=source, snapshot=photo)
+        teach = pad_answer(table_id, view)  # ... and its dice teach the house
+    with teach:
+        applied = d.tables.apply(table_id, action, source=source, snapshot=photo)
     return _created(
         applied.entry
         | {"highlights": [h.to_json() for h in applied.highlights], "table": applied.table}

@@ -28,10 +28,13 @@ def start_pad_service(app: Flask) -> PadService | None:
     """Start the pad service for ``app``'s ``--camera`` (None with ``--camera none``): the
     camera from ``config.camera`` (seen as ``config.camera_view``), the calibrated pad and
     camera settings from the data directory, the buttons from ``DICEPAD_BUTTONS``, the table
-    put on the pad before a restart from the database.
+    put on the pad before a restart from the database, the house set that fixes and answers
+    teach from ``DATA/house/`` (its model read with every throw once loaded or fitted, off
+    the camera's thread; a damaged folder is said in the log and health, never fatal).
     ``SpecError`` for a bad camera spec."""
     from hardware.buttons import ButtonConfig
     from hardware.sources import SourceOpener
+    from server.pad_house import HOUSE_DIR, PadHouse
     from server.pad_service import vision_reader
     from server.services import dicepad
 
@@ -40,14 +43,16 @@ def start_pad_service(app: Flask) -> PadService | None:
     if config.manual_only:
         return None
     opener = SourceOpener(config.camera, data_dir=config.data_dir)
+    house = PadHouse(config.data_dir / HOUSE_DIR, health=parts.health)
     service = PadService(
         parts.tables,
         opener,
         health=parts.health,
         pad_file=config.data_dir / PAD_FILE,
         buttons=ButtonConfig.from_env(),
-        reader=vision_reader(view=config.camera_view),
+        reader=vision_reader(view=config.camera_view, house=lambda: house.model),
         settings=parts.store,
+        house=house,
     )
     attach(app, service)
     service.start()
@@ -68,6 +73,7 @@ NO_CAMERA: dict[str, Any] = {
     "frames": 0,
     "fps": None,
     "flat_die_px": None,
+    "house": None,
     "throws": [],
 }
 """``GET /api/pad`` with ``--camera none``: the keys of ``PadService.status_json``, so a

@@ -11,6 +11,9 @@ Notices ("cocked dice: re-roll 1 die", "check the roll on the phone") go to the 
 ``pad.notice``; the camera's status to ``pad.camera`` of every table in play (and
 the one on the pad) and to :class:`~server.health.Health`. The bank/undo buttons act on the
 table on the pad with ``source="button"``; the LED shows whether the camera is reading.
+With a :class:`~server.pad_house.PadHouse` the dice of each logged roll and of each question
+asked are handed to it as the value network saw them in the raw frame: a fix or an answer
+teaches them to the house set, whose model the reader then reads with.
 
 Which table is on the pad: the one assigned (``assign``, the admin's pick on a phone, ``POST
 /api/pad``; kept in the database, so a restart keeps it) while its game is not over, idle or
@@ -37,7 +40,7 @@ from collections import deque
 from collections.abc import Callable
 from dataclasses import dataclass, replace
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import cv2
 import numpy as np
@@ -52,12 +55,16 @@ from scoring.errors import IllegalActionError
 from server.flat_store import FLAT_FILE, PadKey, load_flat_samples, save_flat_samples
 from server.health import Health
 from server.pad_decide import Decision, Notice, NoticeKind, decide, dice_wanted
+from server.pad_house import PadHouse, thrown_dice
 from server.pad_truth import reading_from_truth, source_truth
 from server.store import Store
 from server.tables import TableService, UnknownTableError
 from vision.annotate import annotate
 from vision.reading import Pad, Reading
 from vision.settle import SettleParams, SettleState, step
+
+if TYPE_CHECKING:
+    from vision.house import HouseModel
 
 log = logging.getLogger(__name__)
 
@@ -96,10 +103,15 @@ roll: a Pi's SD card wears with every write, and a restart that finds samples a 
 learns the same size."""
 
 
-def vision_reader(models_dir: str | None = None, view: str = "overhead") -> Reader:
+def vision_reader(
+    models_dir: str | None = None,
+    view: str = "overhead",
+    house: Callable[[], HouseModel | None] | None = None,
+) -> Reader:
     """The real dice reader with the networks in ``models_dir`` (None: the shipped ones) and
     the flags' operating points for a camera ``view`` (``vision.params.CAMERA_VIEWS``);
-    imported and loaded on first use (an unknown view is a ValueError at once)."""
+    imported and loaded on first use (an unknown view is a ValueError at once). ``house``
+    gives the house model to read each throw with (``PadHouse.model``: the newest fit)."""
     from vision.params import DetectorParams, flags_for_view
 
     params = DetectorParams(models_dir=models_dir, flags=flags_for_view(view))
@@ -107,7 +119,7 @@ def vision_reader(models_dir: str | None = None, view: str = "overhead") -> Read
     def read(image: np.ndarray, pad: Pad | None) -> Reading:
         from vision.detect import read_roll
 
-        return read_roll(image, pad=pad, params=params)
+        return read_roll(image, pad=pad, params=params, house=None if house is None else house())
 
     return read
 
@@ -196,10 +208,15 @@ class PadService:
         pin_factory: Any = None,
         history: int = 50,
         settings: Store | None = None,
+        house: PadHouse | None = None,
     ) -> None:
         """``settings``: where the table put on the pad is kept over a restart (none: only
-        in memory)."""
+        in memory); ``house``: the house set that fixes and answers teach (started and
+        stopped with the loop)."""
         self.tables = tables
+        self.house = house
+        if house is not None:
+            house.watch(tables)
         self._settings = settings
         self.health = health
         self.clock = clock
@@ -243,6 +260,8 @@ class PadService:
         """Run the loop on a daemon thread and open the buttons (if any are configured)."""
         if self._thread is not None:
             raise RuntimeError("the pad service is already running")
+        if self.house is not None:
+            self.house.start()
         if self._button_config is not None:
             self._buttons = open_buttons(
                 self._button_config, self.press, pin_factory=self._pin_factory
@@ -265,6 +284,8 @@ class PadService:
         if self._buttons is not None:
             self._buttons.close()
             self._buttons = None
+        if self.house is not None:
+            self.house.stop()
 
     @property
     def running(self) -> bool:
@@ -372,34 +393,48 @@ class PadService:
         )
         if needs_photo or rolls:  # what the camera saw, with what it read drawn on it
             jpeg = encode_snapshot(annotate(frame.image, reading, label_all=False))
+        notice = decision.notice
+        asks = notice is not None and notice.wanted > 0 and needs_photo and jpeg is not None
+        house = self.house
+        seen = (  # the dice as the value network saw them, for a fix or an answer to teach
+            house.dice(frame.image, thrown_dice(reading, standing))
+            if house is not None and (rolls or asks)
+            else ()
+        )
         applied: list[int] = []
         error: str | None = None
         snap = jpeg
-        for action in decision.actions:
-            try:
-                entry = tables.apply(
-                    table,
-                    action,
-                    source="camera",
-                    snapshot=snap if isinstance(action, Roll) else None,
-                )
-            except IllegalActionError as exc:  # the table moved on meanwhile (a phone)
-                error = str(exc)
-                text = f"the camera's {action.type} was refused: {exc}"
-                decision = replace(decision, notice=Notice(NoticeKind.REFUSED, text))
-                break
-            applied.append(int(entry.entry["seq"]))
-            if isinstance(action, Roll):
-                snap = None  # one roll per throw keeps the photo
+        offer = house.offering(table, seen) if house and seen else contextlib.nullcontext()
+        with offer:  # the roll logged here is of these dice
+            for action in decision.actions:
+                try:
+                    entry = tables.apply(
+                        table,
+                        action,
+                        source="camera",
+                        snapshot=snap if isinstance(action, Roll) else None,
+                    )
+                except IllegalActionError as exc:  # the table moved on meanwhile (a phone)
+                    error = str(exc)
+                    text = f"the camera's {action.type} was refused: {exc}"
+                    decision = replace(decision, notice=Notice(NoticeKind.REFUSED, text))
+                    break
+                applied.append(int(entry.entry["seq"]))
+                if isinstance(action, Roll):
+                    snap = None  # one roll per throw keeps the photo
         if applied or error is not None:
             self._standing.pop(table, None)
         if decision.standing and error is None:
             self._standing[table] = _Standing(tables.view(table)["seq"], decision)
         self._pending.pop(table, None)
+        throw = None
         if decision.notice is not None:
             if jpeg is not None and needs_photo:
                 self._pending[table] = jpeg
-            self._notice(table, decision.notice, photo=needs_photo and jpeg is not None)
+            body = self._notice(table, decision.notice, photo=needs_photo and jpeg is not None)
+            throw = body.get("throw") if asks else None
+        if house is not None:  # the question a one-tap answer may teach about, if any
+            house.asking(table, throw, seen)
         return self._record(frame, table, reading, decision, tuple(applied), error)
 
     def _record(
@@ -417,13 +452,14 @@ class PadService:
         self.throws.append(throw)
         return throw
 
-    def _notice(self, table: str, notice: Notice, *, photo: bool = False) -> None:
+    def _notice(self, table: str, notice: Notice, *, photo: bool = False) -> dict[str, Any]:
         body = notice.to_json()
         if photo:  # numbered: two throws read alike are still two notices, two photos
             body["snapshot"] = f"/api/pad/snapshot/{table}"
             body["throw"] = next(self._photos)
         with contextlib.suppress(UnknownTableError):  # deleted meanwhile
             self.tables.set_pad(table, "notice", body)
+        return body
 
     def pending_snapshot(self, table: str) -> bytes | None:
         """The JPEG of the throw a table is asked to confirm, if any."""
@@ -630,8 +666,8 @@ class PadService:
 
     def status_json(self) -> dict[str, Any]:
         """For ``GET /api/pad``: the camera, the table on the pad, the flat die's size learnt
-        from the settled rolls (frame px at the pad's centre; null until known), the last
-        throws."""
+        from the settled rolls (frame px at the pad's centre; null until known), the house
+        set's size (``PadHouse.status``; null without one), the last throws."""
         from vision.pipsize import learned_side
 
         side = learned_side(self._flat_samples)
@@ -645,6 +681,7 @@ class PadService:
             "frames": self._frames,
             "fps": round(self.settle_params.fps, 1),
             "flat_die_px": None if side is None else round(side, 2),
+            "house": None if self.house is None else self.house.status(),
             "throws": [t.to_json() for t in list(self.throws)[-10:]],
         }
 

@@ -56,6 +56,9 @@ from server.store import SOURCES, Digest, EventRow, RecordRow, Store, TableHead,
 
 log = logging.getLogger(__name__)
 
+Applying = Callable[[str, Standing, tuple[Standing, ...], str], object]
+"""An observer of accepted actions (:meth:`TableService.on_apply`)."""
+
 ID_ALPHABET = "23456789abcdefghjkmnpqrstuvwxyz"  # no 0/o, 1/l/i: read aloud, typed on a phone
 ID_LENGTH = 6
 JPEG_MAGIC = b"\xff\xd8\xff"
@@ -214,6 +217,7 @@ class TableService:
         self._lock = threading.Lock()  # guards the dict and the count, never held replaying
         self._tables: dict[str, _Live | _Dormant] = {}
         self._created: list[Callable[[dict[str, Any]], object]] = []
+        self._applied: list[Applying] = []
         self._replays = 0
 
     # -- start ----------------------------------------------------------------------------
@@ -553,6 +557,14 @@ class TableService:
         with self._lock:
             self._created.append(listener)
 
+    def on_apply(self, listener: Applying) -> None:
+        """Call ``listener(table_id, entry, before, source)`` after each accepted action, in
+        log order (the table's lock is held): ``entry`` is the new log entry, ``before`` what
+        stood before it. It must return at once and not call back into this service (the pad
+        house queues what a fix, an answer or an undo teaches)."""
+        with self._lock:
+            self._applied.append(listener)
+
     # -- the one path ---------------------------------------------------------------------
 
     def apply(
@@ -581,6 +593,7 @@ class TableService:
             self._check_open(live)
             game = live.game
             before = live.state
+            stood = live.standing
             actions = [s.action for s in live.standing]
             if isinstance(action, Undo | Fix):
                 # Undo and fix rewrite what stands: validate by replaying the standing log.
@@ -629,6 +642,11 @@ class TableService:
             live.last = at
             live.pad, live.view = pad, view
             applied = self._publish(live, event, highlights)
+            for listener in list(self._applied):
+                try:
+                    listener(table_id, entry, tuple(stood), source)
+                except Exception:  # an observer never fails the action (it is logged)
+                    log.exception("an action listener failed")
         if _finished(view):
             self._lull()
         return applied

@@ -22,7 +22,7 @@ from scoring import games
 from scoring.actions import Reveal, Roll
 from scoring.errors import IllegalActionError, RulesError
 from server import bodies
-from server.api import SESSION_KEY, pad_photo
+from server.api import SESSION_KEY, pad_answer, pad_photo
 from server.auth import AuthError, LockedOutError
 from server.errors import BodyError
 from server.pages import ask, board, coach, forms, links, wall
@@ -196,14 +196,16 @@ def answer(table_id: str) -> BaseResponse:
     if not logged_in():
         return _to_login()
     d = dicepad()
-    q = ask.asked(d.tables.view(table_id), request.form.get("question"))
+    view = d.tables.view(table_id)
+    q = ask.asked(view, request.form.get("question"))
     back = url_for("pages.scoreboard", table_id=table_id)
     if q is None:
         return _error_page(409, "Not logged", ask.ANSWERED_ELSEWHERE, back)
     try:
         dice = ask.answer(q, request.form)
         action = (Reveal if q.kind == "reveal" else Roll)(dice)
-        d.tables.apply(table_id, action, source="phone", snapshot=pad_photo(table_id))
+        with pad_answer(table_id, view):  # the throw's dice teach the house
+            d.tables.apply(table_id, action, source="phone", snapshot=pad_photo(table_id))
     except (ask.AnswerError, IllegalActionError) as exc:
         return _error_page(409, "Not logged", str(exc), back)
     return redirect(back, 303)
