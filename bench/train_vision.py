@@ -7,7 +7,8 @@ Requirements (training only; the reader itself needs just OpenCV and NumPy):
 
 Usage:
 
-    /tmp/trainenv/bin/python bench/train_vision.py --out vision/models          # ship: all images
+    /tmp/trainenv/bin/python bench/train_vision.py --out vision/models/fp32     # ship: all images,
+    /tmp/trainenv/bin/python bench/quantize_models.py vision/models/fp32 vision/models  # 8 bits
     /tmp/trainenv/bin/python bench/train_vision.py --fold 0/5 --out /tmp/cv/f0  # one CV fold
     .venv/bin/python bench/bench_vision.py --models /tmp/cv/f0 --fold 0/5       # score held-out
 

@@ -36,7 +36,6 @@ import logging
 import os
 import threading
 import time
-import zipfile
 from collections import Counter, OrderedDict
 from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
@@ -417,17 +416,12 @@ class PadHouse:
         return house.added(change.add, limit=self._limit) if change.add else house
 
     def _load(self) -> bool:
-        from vision.house import load_set
-        from vision.house.store import EXAMPLES_FILE
+        from vision.house import HouseFolderError, load_set
 
-        path = self.folder / EXAMPLES_FILE
         self._stamp = self._stamp_now()  # read again only once the file changes
         try:
-            if path.is_file() and not zipfile.is_zipfile(path):
-                # said here: NumPy's own load leaves the file open when the archive is bad
-                raise ValueError(f"{path} is not a house set (no NumPy archive)")
             self._set = load_set(self.folder)
-        except Exception as exc:  # damaged: never the server's start (np.load's own errors too)
+        except HouseFolderError as exc:  # damaged: never the server's start
             self._set, self._model = None, None
             self._problem = (
                 f"the house folder {self.folder} is damaged ({exc}): the camera reads without"

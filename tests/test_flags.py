@@ -140,7 +140,7 @@ def test_a_lone_die_taken_for_a_stack_with_squeezed_pips_is_cocked() -> None:
     A die really on a die keeps its STACKED."""
     without = DetectorParams(flags=FlagParams(squeeze=0.0))
     switched = 0
-    for shot in shots(314, 6, cocked=1.0, cocked_anywhere=1.0, min_tilt_deg=20.0):
+    for shot in shots(314, 16, cocked=1.0, cocked_anywhere=1.0, min_tilt_deg=20.0):
         pad = shot.truth.pad
         on, off = read_roll(shot.image, pad=pad), read_roll(shot.image, pad=pad, params=without)
         for a, b in zip(on.dice, off.dice, strict=True):

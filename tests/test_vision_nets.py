@@ -11,7 +11,9 @@ import pytest
 from packaging.requirements import Requirement
 
 from server.pi_install import ONNXRUNTIME_PIN, RELEASES, numpy_plan
-from vision import flags
+from vision import flags, synth
+from vision.classify import die_patch, softmax
+from vision.locate import locator_input
 from vision.nets import (
     LOCATOR_FILE,
     MODELS_DIR,
@@ -26,9 +28,10 @@ from vision.nets import (
 )
 
 REPO = Path(__file__).resolve().parent.parent
+MASTERS = MODELS_DIR / "fp32"  # the networks as trained (bench/quantize_models.py reads them)
 MODELS = {
-    "locator": MODELS_DIR / LOCATOR_FILE,
-    "value": MODELS_DIR / VALUE_FILE,
+    "locator": MASTERS / LOCATOR_FILE,
+    "value": MASTERS / VALUE_FILE,
     "flags": flags.MODEL_PATH,
 }
 
@@ -65,6 +68,28 @@ def test_every_network_runs_as_opencv_dnn_runs_it(which: str) -> None:
         assert np.abs(alone - out[2:3]).max() < 1e-5
 
 
+def test_the_8_bit_networks_the_reader_runs_agree_with_their_masters() -> None:
+    """``read_roll`` runs the locator and value networks quantized to 8 bits
+    (``bench/quantize_models.py``): faster, and the verdicts of the 32-bit networks they were
+    made from, on rendered tables and on each rendered die cut as the reader cuts it."""
+    quick, master = load_nets(), load_nets(str(MASTERS))
+    assert quick.value.path.stat().st_size < 0.5 * master.value.path.stat().st_size
+    rng = np.random.default_rng(9)
+    patches = []
+    for _ in range(4):
+        shot = synth.render(synth.random_scene(rng, n_dice=6), rng=rng)
+        blob = to_blob([locator_input(shot.image, 320)[0]])
+        heat_q = 1 / (1 + np.exp(-quick.locator.run(blob)[0, 0]))
+        heat_m = 1 / (1 + np.exp(-master.locator.run(blob)[0, 0]))
+        assert np.abs(heat_q - heat_m).max() < 0.1
+        for t in shot.truth.dice:
+            patches.append(die_patch(shot.image, t.center_xy, 1.2 * t.size_px, 32))
+    pq = softmax(quick.value.run(to_blob(patches)))
+    pm = softmax(master.value.run(to_blob(patches)))
+    assert (pq.argmax(axis=1) == pm.argmax(axis=1)).mean() >= 0.95
+    assert np.abs(pq - pm).mean() < 0.02
+
+
 def test_the_reader_uses_one_runtime_for_all_three_networks() -> None:
     nets = load_nets()
     model = flags.load_model()
@@ -75,7 +100,7 @@ def test_the_reader_uses_one_runtime_for_all_three_networks() -> None:
 def test_run_takes_a_dnn_net_read_by_a_caller_too() -> None:
     """``bench/train_vision.py`` mines the locator's hits with a cv2.dnn.Net it reads itself."""
     blob = random_inputs("locator", np.random.default_rng(1))[0]
-    ours = run(load_nets().locator, blob)
+    ours = run(read_onnx(MODELS["locator"]), blob)
     theirs = run(cv2.dnn.readNetFromONNX(str(MODELS["locator"])), blob)
     assert np.abs(ours - theirs).max() < 1e-3
 

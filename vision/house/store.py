@@ -7,6 +7,7 @@ from __future__ import annotations
 import contextlib
 import os
 import tempfile
+import zipfile
 from pathlib import Path
 from typing import Any
 
@@ -29,8 +30,8 @@ def load_set(folder: Path) -> HouseSet:
     path = Path(folder) / EXAMPLES_FILE
     if not path.is_file():
         return HouseSet()
-    try:
-        with np.load(path, allow_pickle=False) as z:
+    try:  # opened here: NumPy's own open stays open when the archive is damaged
+        with path.open("rb") as f, np.load(f, allow_pickle=False) as z:
             views, values = z["views"], z["values"]
             origins, refs, added = z["origins"], z["refs"], z["added"]
             return HouseSet(
@@ -45,7 +46,7 @@ def load_set(folder: Path) -> HouseSet:
                     for i in range(len(values))
                 )
             )
-    except (OSError, KeyError, ValueError, IndexError) as exc:
+    except (OSError, KeyError, ValueError, IndexError, zipfile.BadZipFile) as exc:
         raise HouseFolderError(f"cannot read the house set {path}: {exc}") from exc
 
 
@@ -91,7 +92,7 @@ def house_model(folder: Path, net: Net) -> HouseModel | None:
     network = network_digest(net)
     if cache.is_file():
         try:
-            with np.load(cache, allow_pickle=False) as z:
+            with cache.open("rb") as f, np.load(f, allow_pickle=False) as z:
                 if str(z["digest"]) == house.digest() and str(z["network"]) == network:
                     return HouseModel(
                         mean=z["mean"],
@@ -105,7 +106,7 @@ def house_model(folder: Path, net: Net) -> HouseModel | None:
                         network=network,
                         digest=house.digest(),
                     )
-        except (OSError, KeyError, ValueError):
+        except (OSError, KeyError, ValueError, zipfile.BadZipFile):
             pass  # a damaged cache is fitted again
     model = fit(house, net)
     if model is not None:
