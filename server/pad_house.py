@@ -27,6 +27,16 @@ throw once it is ready. A damaged house folder never fails the start: it is logg
 as it is (nothing is taught into it) for a person to repair or move away. The worker reads the
 folder again whenever its set's file changes under it (:data:`POLL_S`): ``dicepad dice learn``
 or ``forget`` on the running server's folder, or a damaged set repaired.
+
+The teaching page (``/house/teach``, :mod:`server.pages.teach`) teaches on purpose: the pad
+service hands over every throw the camera settles on, whatever table is on the pad or none
+(:meth:`PadHouse.thrown`), and the latest :data:`THROWS_KEPT` are held, each die as the value
+network saw it and as a crop of the raw frame a person can count the pips on. The PIN holder
+confirms or corrects each die and :meth:`PadHouse.teach` adds them (origin ``learn``, ref
+"page/<throw number>"; a throw is taught once); :meth:`PadHouse.forget` takes one bad example
+out. How well the house model reads the examples it held back
+(:func:`vision.house.learn.held_back`) is worked out on the worker after a fit while the page
+is in use, and kept for the page (:meth:`PadHouse.progress`): a request never waits for it.
 """
 
 from __future__ import annotations
@@ -37,11 +47,12 @@ import os
 import threading
 import time
 from collections import Counter, OrderedDict
-from collections.abc import Callable, Iterator, Sequence
-from dataclasses import dataclass
+from collections.abc import Callable, Iterator, Mapping, Sequence
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+import cv2
 import numpy as np
 
 from scoring.actions import Fix, Roll, Undo
@@ -51,7 +62,8 @@ from server.standing import Standing, last_roll
 from vision.reading import DieReading, Reading
 
 if TYPE_CHECKING:
-    from vision.house import HouseModel, HouseSet
+    from vision.house import Example, HouseModel, HouseSet
+    from vision.house.learn import HeldBack
     from vision.nets import Net
     from vision.params import DetectorParams
 
@@ -67,6 +79,18 @@ POLL_S = 10.0
 """How often the worker looks whether the set's file changed under it (``dicepad dice learn``
 or ``forget`` on the running server's folder, a damaged set repaired): it is then read and
 fitted again."""
+THROWS_KEPT = 8
+"""Settled throws held for the teaching page: the one it shows, and those a phone may still
+be answering while the camera settles on the next."""
+CROP_PX = 128  #: a die's crop on the teaching page (JPEG, square): pips a person can count
+CROP_SIDES = 1.8  #: ... cut this many of the die's sides wide around it from the raw frame
+CROP_QUALITY = 90
+RECENT_SHOWN = 12  #: the newest examples the teaching page lists, each with "remove"
+RECENT_FOUND = 64  #: examples whose pictures the page may ask for (a page a little stale)
+WATCH_S = 1800.0
+"""The held-back figure is worked out after each fit while the teaching page was opened
+within this long: a bar that never opens it never pays for it."""
+PAGE_REF = "page/"  #: the ref of an example the teaching page taught: "page/<throw number>"
 
 
 @dataclass(frozen=True)
@@ -76,6 +100,69 @@ class SeenDie:
 
     value: int | None
     view: np.ndarray | None
+
+
+@dataclass(frozen=True)
+class TeachDie:
+    """One die of a settled throw for the teaching page: the reader's value (None: asked),
+    its two best guesses, the patch the value network was shown (None: it could not be cut:
+    not taught) and its crop of the raw frame (JPEG; None: none could be cut)."""
+
+    guess: int | None
+    candidates: tuple[tuple[int, float], ...]
+    view: np.ndarray | None
+    crop: bytes | None
+
+
+@dataclass(frozen=True)
+class TeachThrow:
+    """A settled throw held for the teaching page; ``number`` names it (unique over
+    restarts: the wall clock's milliseconds), ``at`` is when it settled (wall clock)."""
+
+    number: int
+    at: float
+    dice: tuple[TeachDie, ...]
+
+
+@dataclass(frozen=True)
+class Taught:
+    """What :meth:`PadHouse.teach` did with a throw: ``examples`` queued, or nothing because
+    the throw was ``before`` taught. ``ticket`` is for :meth:`PadHouse.wait_kept`."""
+
+    number: int
+    examples: int
+    before: bool
+    ticket: int = 0
+
+
+@dataclass(frozen=True)
+class Progress:
+    """What the teaching page shows of the set: examples per value (0: not a die), whether the
+    camera reads with a house model, the held-back figure (None: too few examples to hold any
+    back, or not worked out: ``held_state``), the newest examples."""
+
+    examples: int
+    per_value: dict[int, int]
+    model: bool
+    problem: str | None
+    held: HeldBack | None
+    held_state: str  # "ready", "working" (being worked out), "failed"
+    held_problem: str | None
+    recent: tuple[Example, ...] = field(default=())
+
+
+def crop_of(image: np.ndarray, die: DieReading, *, px: int = CROP_PX) -> bytes:
+    """A square JPEG of ``px`` around ``die`` cut from ``image``, :data:`CROP_SIDES` of its
+    sides wide (past the frame's edge, the edge's pixels repeated)."""
+    side = max(8, round(CROP_SIDES * max(die.size_px, 4.0)))
+    centre = (float(die.center_xy[0]), float(die.center_xy[1]))
+    patch = cv2.getRectSubPix(image, (side, side), centre)
+    shrink = cv2.INTER_AREA if side > px else cv2.INTER_CUBIC
+    patch = cv2.resize(patch, (px, px), interpolation=shrink)
+    ok, buf = cv2.imencode(".jpg", patch, [cv2.IMWRITE_JPEG_QUALITY, CROP_QUALITY])
+    if not ok:
+        raise ValueError("the crop could not be encoded")
+    return bytes(buf)
 
 
 def pair(read: Sequence[int | None], given: Sequence[int]) -> list[int | None]:
@@ -124,11 +211,13 @@ def _seq_of(ref: str, table: str) -> int | None:
 @dataclass(frozen=True)
 class _Change:
     """One change to the set: drop the fixes' and answers' examples of ``table`` whose seq
-    lies in ``drop`` (from, below; None: no bound), then add ``add``."""
+    lies in ``drop`` (from, below; None: no bound) and the examples named in ``remove``, then
+    add ``add``."""
 
     table: str
     drop: tuple[int, int | None] | None
     add: tuple[Any, ...] = ()  # vision.house.Example
+    remove: tuple[str, ...] = ()  # example ids
 
 
 @dataclass(frozen=True)
@@ -142,6 +231,7 @@ class _Offer:
 
 _LOAD = object()
 _STOP = object()
+_HELD = object()  # work out the held-back figure of the set kept now
 
 
 class PadHouse:
@@ -183,6 +273,13 @@ class PadHouse:
         self._wake = threading.Condition()
         self._thread: threading.Thread | None = None
         self._closed = False
+        self._throws: OrderedDict[int, TeachThrow] = OrderedDict()  # for the teaching page
+        self._taught: set[int] = set()  # throws of those the page taught
+        self._changes = 0  # changes queued ...
+        self._kept = 0  # ... and handled by the worker (saved, or refused)
+        self._watched = -1e18  # monotonic: when the teaching page last asked for progress
+        self._held: tuple[HouseSet, HeldBack | None, str | None] | None = None
+        self._held_queued = False
         self._queue(_LOAD)
 
     # -- running ----------------------------------------------------------------------------
@@ -281,6 +378,143 @@ class PadHouse:
         finally:
             self._local.offer = None
 
+    # -- the teaching page -------------------------------------------------------------------
+
+    def thrown(self, image: np.ndarray, reading: Reading) -> None:
+        """The camera settled on ``reading`` of the raw frame ``image`` (whatever table is on
+        the pad, or none): held for the teaching page. Never raises: a die that cannot be cut
+        is shown or taught without it."""
+        from vision.house.views import die_view
+
+        dice = []
+        for d in reading.dice:
+            view: np.ndarray | None
+            crop: bytes | None
+            try:
+                view = die_view(image, d, self._params)
+            except Exception:
+                view = None
+            try:
+                crop = crop_of(image, d)
+            except Exception:
+                crop = None
+            dice.append(TeachDie(d.value, tuple(d.candidates), view, crop))
+        now = self._wall()
+        with self._book:
+            last = next(reversed(self._throws), 0)
+            number = max(last + 1, int(now * 1000))
+            self._throws[number] = TeachThrow(number, now, tuple(dice))
+            while len(self._throws) > THROWS_KEPT:
+                gone, _ = self._throws.popitem(last=False)
+                self._taught.discard(gone)
+
+    def latest(self) -> tuple[TeachThrow | None, bool]:
+        """The latest throw held for the teaching page (None: none yet), and whether the page
+        taught it already."""
+        with self._book:
+            if not self._throws:
+                return None, False
+            throw = next(reversed(self._throws.values()))
+            return throw, throw.number in self._taught
+
+    def held_throw(self, number: int) -> TeachThrow | None:
+        """The throw ``number`` if it is still held."""
+        with self._book:
+            return self._throws.get(number)
+
+    def teach(self, number: int, picks: Mapping[int, int | None]) -> Taught | None:
+        """Teach the dice of throw ``number`` with the values picked per die index (0: not a
+        die; None: left out); a die not in ``picks`` takes the reader's value, and one with
+        none is left out, as is one whose view could not be cut. None: the throw is no longer
+        held. A throw is taught once: a second call adds nothing (``before``)."""
+        from vision.house import NOT_A_DIE, Example
+
+        now = self._wall()
+        with self._book:
+            throw = self._throws.get(number)
+            if throw is None:
+                return None
+            if number in self._taught:
+                return Taught(number, 0, True)
+            add = []
+            for i, die in enumerate(throw.dice):
+                value = picks.get(i, die.guess)
+                if value is None or die.view is None or not NOT_A_DIE <= value <= 6:
+                    continue
+                add.append(Example(die.view, value, "learn", f"{PAGE_REF}{number}", now))
+            if add:
+                self._taught.add(number)
+        ticket = self._queue(_Change("", None, tuple(add))) if add else 0
+        return Taught(number, len(add), False, ticket)
+
+    def forget(self, ids: Sequence[str]) -> int:
+        """Take the examples named by ``ids`` out of the set (on the worker); its ticket for
+        :meth:`wait_kept`."""
+        return self._queue(_Change("", None, (), tuple(ids)))
+
+    def wait_kept(self, ticket: int, timeout: float) -> bool:
+        """Block until the change with ``ticket`` (and every one before it) is kept in the set
+        (saved, not necessarily fitted): the teaching page shows what it just did. False on
+        timeout (the worker is busy fitting: the page says so)."""
+        deadline = time.monotonic() + timeout
+        with self._wake:
+            while self._kept < ticket:
+                left = deadline - time.monotonic()
+                if left <= 0 or self._thread is None:
+                    return False
+                self._wake.wait(left)
+        return True
+
+    @property
+    def keeping(self) -> bool:
+        """Changes are queued that the set does not hold yet."""
+        with self._wake:
+            return self._kept < self._changes
+
+    def progress(self) -> Progress:
+        """For the teaching page: the set kept now and the held-back figure last worked out
+        (quick: the figure itself is the worker's, :meth:`_held_back`). Marks the page as in
+        use, and queues the figure when the set changed since it was worked out."""
+        self._watched = time.monotonic()
+        house, held = self._set, self._held
+        fresh = held is not None and house is not None and held[0] is house
+        if house is not None and not fresh:
+            with self._wake:
+                queue, self._held_queued = not self._held_queued, True
+            if queue:
+                self._queue(_HELD)
+        counts = house.counts() if house is not None else dict.fromkeys(range(7), 0)
+        if held is not None and held[2] is not None and fresh:
+            state = "failed"
+        else:
+            state = "ready" if fresh else "working"
+        examples = () if house is None else house.examples[-RECENT_SHOWN:][::-1]
+        return Progress(
+            examples=0 if house is None else len(house),
+            per_value=counts,
+            model=self._model is not None,
+            problem=self._problem,
+            held=None if held is None else held[1],
+            held_state=state,
+            held_problem=None if held is None else held[2],
+            recent=tuple(examples),
+        )
+
+    def example(self, example_id: str) -> Example | None:
+        """One of the newest examples by id (the teaching page's pictures of them)."""
+        house = self._set
+        if house is None:
+            return None
+        for e in reversed(house.examples[-RECENT_FOUND:]):
+            if e.id == example_id:
+                return e
+        return None
+
+    @property
+    def ready(self) -> bool:
+        """The set is loaded and sound: the page may teach into it."""
+        return self._set is not None
+
     # -- what the tables tell ---------------------------------------------------------------
 
     def on_apply(
@@ -344,13 +578,17 @@ class PadHouse:
 
     # -- the worker ---------------------------------------------------------------------------
 
-    def _queue(self, job: object) -> None:
+    def _queue(self, job: object) -> int:
+        """Queue ``job`` for the worker; the ticket of the last change queued."""
         with self._wake:
             if self._closed:
-                return
+                return self._changes
+            if isinstance(job, _Change):
+                self._changes += 1
             self._jobs.append(job)
             self._busy += 1
             self._wake.notify_all()
+            return self._changes
 
     def _run(self) -> None:
         with contextlib.suppress(AttributeError, OSError):  # Linux: this thread 10 nicer, so
@@ -384,27 +622,57 @@ class PadHouse:
         """Apply the queued changes at once: one save and one fit for a burst of them (on the
         set in the folder now: ``dicepad dice learn`` or ``forget`` may have changed it)."""
         changes = [j for j in jobs if isinstance(j, _Change)]
-        stale = changes and self._stamp_now() != self._stamp
-        loaded = (_LOAD in jobs or bool(stale)) and self._load()
-        if self._set is None:
+        if _HELD in jobs:
+            with self._wake:
+                self._held_queued = False
+        try:
+            stale = changes and self._stamp_now() != self._stamp
+            loaded = (_LOAD in jobs or bool(stale)) and self._load()
+            if self._set is None:
+                if changes:
+                    log.warning("house: %d change(s) not kept: %s", len(changes), self._problem)
+                return
+            changed = False
             if changes:
-                log.warning("house: %d change(s) not kept: %s", len(changes), self._problem)
-            return
-        changed = False
-        if changes:
-            from vision.house import save_set
+                from vision.house import save_set
 
-            house = self._set
-            for change in changes:
-                house = self._changed(house, change)
-            if house.digest() != self._set.digest():
-                save_set(self.folder, house)
-                self._set, self._stamp, changed = house, self._stamp_now(), True
-                log.info("house: %d examples kept in %s", len(house), self.folder)
+                house = self._set
+                for change in changes:
+                    house = self._changed(house, change)
+                if house.digest() != self._set.digest():
+                    save_set(self.folder, house)
+                    self._set, self._stamp, changed = house, self._stamp_now(), True
+                    log.info("house: %d examples kept in %s", len(house), self.folder)
+        finally:  # kept, or never to be: whoever waits for them may go on
+            if changes:
+                with self._wake:
+                    self._kept += len(changes)
+                    self._wake.notify_all()
         if changed or loaded:
             self._fit()
+        watched = time.monotonic() - self._watched < WATCH_S
+        if _HELD in jobs or ((changed or loaded) and watched):
+            self._held_back()
+
+    def _held_back(self) -> None:
+        """Work out how well a house model reads the examples it held back, for the set kept
+        now (the teaching page's figure); once per set."""
+        from vision.house.learn import held_back
+
+        house = self._set
+        if house is None or (self._held is not None and self._held[0] is house):
+            return
+        try:
+            back = held_back(house, self._value_net(), floor=self._params.house_confidence)
+        except Exception as exc:  # no models, an old value network: no figure
+            self._held = (house, None, f"no held-back figure: {exc}")
+            log.warning("house: %s", self._held[2])
+            return
+        self._held = (house, back, None)
 
     def _changed(self, house: HouseSet, change: _Change) -> HouseSet:
+        if change.remove:
+            house = house.without(ids=change.remove)
         if change.drop is not None:
             low, below = change.drop
             gone = []

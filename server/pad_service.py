@@ -13,7 +13,8 @@ the one on the pad) and to :class:`~server.health.Health`. The bank/undo buttons
 table on the pad with ``source="button"``; the LED shows whether the camera is reading.
 With a :class:`~server.pad_house.PadHouse` the dice of each logged roll and of each question
 asked are handed to it as the value network saw them in the raw frame: a fix or an answer
-teaches them to the house set, whose model the reader then reads with.
+teaches them to the house set, whose model the reader then reads with. Every settled throw,
+with a table on the pad or none, is handed to it too, for the teaching page (``/house/teach``).
 
 Which table is on the pad: the one assigned (``assign``, the admin's pick on a phone, ``POST
 /api/pad``; kept in the database, so a restart keeps it) while its game is not over, idle or
@@ -343,6 +344,8 @@ class PadService:
         try:
             table = self.table_on_pad()
             reading = self._read(frame)
+            if self.house is not None:  # the teaching page shows it, table or none
+                self.house.thrown(frame.image, reading)
             with self._lock:
                 table = self.table_on_pad()  # a button may have ended a game meanwhile
                 if table is None:  # said once, not at every throw of a demo camera

@@ -96,7 +96,19 @@ def furnished(app: Flask, client: FlaskClient) -> dict[str, str]:
     tables.apply(table, _action("roll", [2, 2, 2, 2, 2]), source="camera", snapshot=JPEG)
     tables.apply(table, _action("keep", [2, 2, 2, 2, 2]), source="phone")  # a high roll
     record = dicepad(app).records.wall(limit=1)[0].id
-    return {"table_id": table, "seq": "1", "record_id": record, "filename": "dicepad.css"}
+    return {
+        "table_id": table,
+        "seq": "1",
+        "record_id": record,
+        "filename": "dicepad.css",
+        "number": "1",  # the teaching page's throw, its die and an example
+        "die": "0",
+        "example_id": "0123456789ab",
+    }
+
+
+PIN_HOLDERS_PICTURES = {"pages.teach_crop", "pages.teach_latest", "pages.example_view"}
+"""The teaching page's pictures of the house dice and its poll: the PIN holder's only."""
 
 
 def _action(kind: str, dice: list[int]) -> Any:
@@ -124,9 +136,11 @@ def test_reading_is_public(app: Flask, client: FlaskClient, furnished: dict[str,
             assert r.mimetype == "image/jpeg"
         if rule.endpoint in not_found_without_a_pending_throw:
             assert r.status_code == 404, rule.rule
-        elif rule.endpoint == "pages.new_game":
-            assert r.status_code == 302  # the new-game form is for the PIN holder
+        elif rule.endpoint in ("pages.new_game", "pages.teach"):
+            assert r.status_code == 302  # the PIN holder's forms
             assert "/login" in r.headers["Location"]
+        elif rule.endpoint in PIN_HOLDERS_PICTURES:
+            assert r.status_code == 401, rule.rule  # the teaching page's, no log-in page
         else:
             assert r.status_code == 200, (rule.rule, r.status_code)
     # the hidden records are not for everyone

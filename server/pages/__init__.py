@@ -6,6 +6,7 @@ can say ``script-src 'self'``. Data reaches the scripts through ``data-`` attrib
 fetched JSON; changes go through the JSON API (the one validation path) with the session's
 CSRF token. The pad's question (``ask``) is also a plain form, so that a phone without the
 script can answer it: its route applies the same roll through the same ``TableService.apply``.
+The teaching page (``teach``) teaches the house's dice to the reader.
 """
 
 from __future__ import annotations
@@ -13,6 +14,7 @@ from __future__ import annotations
 from flask import Flask
 
 from server.pages import board, cache, security
+from server.pages import teach as teach  # its routes join the pages blueprint
 from server.pages.routes import bp
 
 __all__ = ["bp", "init_app"]
