@@ -11,104 +11,34 @@ it). No table is on the pad unless a test makes one: teaching needs no game in p
 
 from __future__ import annotations
 
-import itertools
 import re
 from collections.abc import Iterator
-from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
 import cv2
+import house_bar
 import numpy as np
 import pytest
-from flask import Flask
+from house_bar import MODELS
 from server_app import create_table, csrf_token, login, make_app
 
-from hardware.clock import ManualClock
-from hardware.frames import make_frame
-from server.pad_api import attach
-from server.pad_house import HOUSE_DIR, PadHouse
-from server.pad_service import PadService, Throw
+from server.pad_house import HOUSE_DIR
+from server.pad_service import Throw
 from server.pad_truth import reading_from_truth
 from server.services import dicepad
-from vision import synth
 from vision.house import Example, HouseSet, load_set, save_set
 from vision.house.views import die_view
 from vision.params import DetectorParams
-from vision.reading import DieFlag, Pad, Reading
 
-MODELS = Path(__file__).resolve().parent.parent / "vision" / "models"
-LOOK: dict[str, Any] = {
-    "pad": synth.PadStyle(size_mm=(280.0, 200.0), texture=0.5),
-    "camera": synth.Camera(height_mm=320.0),
-    "lighting": synth.Lighting(),
-}
-SPOTS = ((-80, -40, 10), (0, -50, 30), (70, -30, 50), (-60, 40, 70), (50, 50, 20))
-"""x and y (mm from the pad's centre) and turn (degrees) of each die of a throw."""
 THROW = (1, 2, 4, 5, 6)
 
 
-def render(values: tuple[int, ...] = THROW) -> synth.SceneImage:
-    style = synth.STYLES["white"]
-    dice = tuple(
-        synth.DieSpec(v, (float(x), float(y)), float(yaw), 0.0, 0.0, 0.0, 16.0, style)
-        for v, (x, y, yaw) in zip(values, SPOTS, strict=True)
-    )
-    return synth.render(synth.Scene(dice, **LOOK))
-
-
-class Bar:
-    """The app (``--camera none``) with a pad service attached whose camera the test works
-    (:meth:`throw`), and no table."""
-
-    def __init__(self, data: Path) -> None:
-        self.data = data
-        self.app: Flask = make_app(data)
-        self.parts = dicepad(self.app)
-        self.client = self.app.test_client()
-        self.house = PadHouse(data / HOUSE_DIR, health=self.parts.health)
-        self.reading: Reading | None = None
-        self.service = PadService(
-            self.parts.tables, None, clock=ManualClock(), reader=self._read, house=self.house
-        )
-        attach(self.app, self.service)
-        self.house.start()
-        self._seq = itertools.count()
-
-    def _read(self, image: np.ndarray, pad: Pad | None) -> Reading:
-        assert self.reading is not None
-        return self.reading
+class Bar(house_bar.Bar):
+    """:class:`house_bar.Bar` with the teaching page's own steps."""
 
     def throw(self, values: tuple[int, ...] = THROW, *, unsure: int | None = None) -> Throw:
-        """The camera sees ``values`` come to rest; the die showing ``unsure`` is asked."""
-        shot = render(values)
-        reading = reading_from_truth(shot.truth)
-        self.truth = reading
-        if unsure is not None:
-            i = self.index(unsure)
-            asked = replace(
-                reading.dice[i],
-                value=None,
-                flags=frozenset({DieFlag.UNREADABLE}),
-                candidates=((unsure, 0.6), (7 - unsure, 0.3)),
-            )
-            reading = replace(reading, dice=(*reading.dice[:i], asked, *reading.dice[i + 1 :]))
-        self.reading = reading
-        self.image = shot.image
-        frame = make_frame(shot.image.copy(), timestamp=0.0, seq=next(self._seq))
-        return self.service.settled(frame)
-
-    def index(self, value: int) -> int:
-        """Where the (one) die showing ``value`` lies in the reading of the last throw."""
-        (i,) = [i for i, d in enumerate(self.truth.dice) if d.value == value]
-        return i
-
-    def view_of(self, value: int) -> np.ndarray:
-        return die_view(self.image, self.truth.dice[self.index(value)], DetectorParams())
-
-    def kept(self) -> HouseSet:
-        assert self.house.wait()
-        return load_set(self.data / HOUSE_DIR)
+        return super().throw(values, unsure=unsure)
 
     def page(self) -> str:
         r = self.client.get("/house/teach")
@@ -356,7 +286,7 @@ def test_remove_takes_one_example_out(bar: Bar) -> None:
 
 def seeded(folder: Path, refs: int) -> HouseSet:
     """A house set of a rendered throw's dice, each in four turns, under ``refs`` refs."""
-    shot = render()
+    shot = house_bar.render(THROW)
     dice = reading_from_truth(shot.truth).dice
     params = DetectorParams()
     examples = [
