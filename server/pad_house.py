@@ -309,9 +309,14 @@ class PadHouse:
 
     def wait(self, timeout: float = 60.0) -> bool:
         """Block until every queued change is kept and fitted (tests); False on timeout."""
+        return self._await(lambda: not self._busy, timeout)
+
+    def _await(self, done: Callable[[], bool], timeout: float) -> bool:
+        """Block until ``done()`` (checked under the worker's lock, on each of its wake-ups);
+        False on timeout or with no worker."""
         deadline = time.monotonic() + timeout
         with self._wake:
-            while self._busy:
+            while not done():
                 left = deadline - time.monotonic()
                 if left <= 0 or self._thread is None:
                     return False
@@ -456,14 +461,7 @@ class PadHouse:
         """Block until the change with ``ticket`` (and every one before it) is kept in the set
         (saved, not necessarily fitted): the teaching page shows what it just did. False on
         timeout (the worker is busy fitting: the page says so)."""
-        deadline = time.monotonic() + timeout
-        with self._wake:
-            while self._kept < ticket:
-                left = deadline - time.monotonic()
-                if left <= 0 or self._thread is None:
-                    return False
-                self._wake.wait(left)
-        return True
+        return self._await(lambda: self._kept >= ticket, timeout)
 
     @property
     def keeping(self) -> bool:
