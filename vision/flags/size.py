@@ -121,7 +121,7 @@ GRID = 40
 SPAN = 2.2
 """Patch side in top-face sides (the die, its side faces and what touches it)."""
 
-MODEL_PATH = Path(__file__).resolve().parent / "flags.onnx"
+MODEL_PATH = Path(__file__).resolve().parent.parent / "flags.onnx"
 
 DUPLICATE = 0.5
 """Centre distance, in sides of the larger, under which two detections are one die seen twice."""
