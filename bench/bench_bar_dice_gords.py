@@ -22,8 +22,8 @@ from typing import Any
 
 from scoring import bar_dice, gords
 from scoring.actions import Action, action_from_json
-from scoring.bar_dice_hand import hand_value
-from scoring.bar_dice_odds import flop_counts
+from scoring.bar_dice.hand import hand_value
+from scoring.bar_dice.odds import flop_counts
 from scoring.history import effective_actions, replay
 
 DATA = Path(__file__).resolve().parent.parent / "tests" / "data"

@@ -10,9 +10,10 @@ Run on demand: ``./run bench bench_coach [--runs N] [--turns T]``. Prints
 - the expected value of a fresh turn under best play for every rule set, against the
   rules' "an average turn is 350 points" (YBI-7) and published Farkle figures (other rules:
   Zilch and Facebook Farkle score three pairs, straights, more of a kind, so they are richer);
-- a check of the solver against the engine: T turns played through ``scoring.you_blew_it`` /
-  ``scoring.bolo`` with seeded random dice, every decision taken from ``hint``; the mean of
-  the banked turns must agree with the solved value within the Monte Carlo error.
+- a check of the solver against the engine: T turns played through
+  ``scoring.farkle.you_blew_it`` / ``scoring.farkle.bolo`` with seeded random dice, every
+  decision taken from ``hint``; the mean of the banked turns must agree with the solved value
+  within the Monte Carlo error.
 """
 
 from __future__ import annotations
@@ -26,17 +27,20 @@ from dataclasses import replace
 from functools import partial
 from typing import Any
 
-from scoring import bar_dice, bolo, coach_bar_dice, farkle, you_blew_it
+from scoring import bar_dice
 from scoring.actions import Bank, Keep, Lineup, Roll
+from scoring.coach import bar_dice as coach_bar_dice
 from scoring.coach import hint
-from scoring.coach_farkle import FarkleSpec, Policy, forget, solve
-from scoring.coach_farkle_hint import (
+from scoring.coach.farkle import (
     TurnState,
     finish_spec,
     spec_for,
     standard_specs,
     turn_hint,
 )
+from scoring.coach.solver import FarkleSpec, Policy, forget, solve
+from scoring.farkle import bolo, you_blew_it
+from scoring.farkle.combos import clear_caches
 
 ZILCH = 620.855  #: Busche: Zilch, best average points per turn (three pairs, 6 of a kind ...)
 
@@ -74,7 +78,7 @@ def median_s(fn: Callable[[], object], runs: int) -> float:
 
 def cold_solve(rules: you_blew_it.HouseRules | bolo.HouseRules) -> list[Policy]:
     forget()
-    farkle.clear_caches()
+    clear_caches()
     return [solve(s) for s in standard_specs(rules)]
 
 

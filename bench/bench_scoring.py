@@ -12,8 +12,8 @@ import itertools
 import statistics
 import time
 
-from scoring import bolo, you_blew_it
-from scoring.farkle import ComboTable, clear_caches, score_roll
+from scoring.farkle import bolo, you_blew_it
+from scoring.farkle.combos import ComboTable, clear_caches, score_roll
 
 
 def score_all(table: ComboTable, n: int) -> int:

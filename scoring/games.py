@@ -8,8 +8,8 @@ from typing import Any
 from scoring.game import Game
 
 _MODULES = {
-    "you-blew-it": "scoring.you_blew_it",
-    "bolo": "scoring.bolo",
+    "you-blew-it": "scoring.farkle.you_blew_it",
+    "bolo": "scoring.farkle.bolo",
     "bar-dice": "scoring.bar_dice",
     "gords": "scoring.gords",
 }

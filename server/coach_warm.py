@@ -4,7 +4,7 @@ A hint for You Blew It or Bolo needs the solved policies of the table's rule set
 second of CPU here, more on a Pi). At server start :func:`start_coach_warmup` queues every
 Farkle rule set in play, and each game's default rules, on one daemon thread that loads them
 from ``<data dir>/coach`` or solves and saves them there
-(:func:`scoring.coach_farkle_cache.warm`); a table created later with other rules is queued
+(:func:`scoring.coach.solver_cache.warm`); a table created later with other rules is queued
 the same way. Idle tables are left out: reading their rules would wake (replay) every game
 ever abandoned, and the rare one taken up again is solved on demand. Nothing ever waits for
 this thread: a hint asked before its policy is warm is solved by the request itself, exactly
@@ -27,9 +27,9 @@ from typing import Any
 from flask import Flask
 
 from scoring import games
-from scoring.coach_farkle import FarkleSpec, Policy
-from scoring.coach_farkle_cache import path_for, warm
-from scoring.coach_farkle_hint import GAMES, standard_specs
+from scoring.coach.farkle import GAMES, standard_specs
+from scoring.coach.solver import FarkleSpec, Policy
+from scoring.coach.solver_cache import path_for, warm
 from scoring.errors import RulesError
 from scoring.rules import parse_rules
 from server.health import Health
@@ -44,7 +44,7 @@ NICE = 10
 EXTENSION = "dicepad_coach"
 
 Warm = Callable[[Path, Iterable[FarkleSpec]], list[Policy]]
-"""``scoring.coach_farkle_cache.warm``'s shape: load or solve-and-save each spec."""
+"""``scoring.coach.solver_cache.warm``'s shape: load or solve-and-save each spec."""
 
 
 @dataclass(frozen=True)

@@ -31,7 +31,7 @@ from enum import StrEnum
 from typing import Any
 
 from scoring.actions import Action, Keep, Reroll, Reveal, Roll
-from scoring.bar_dice_hand import ACE, hand_of
+from scoring.bar_dice.hand import ACE, hand_of
 from scoring.errors import IllegalActionError
 from scoring.game import Expecting, Game
 from vision.reading import JUDGED, DieFlag, DieReading, Reading

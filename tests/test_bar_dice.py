@@ -29,8 +29,8 @@ from scoring.actions import (
     action_from_json,
 )
 from scoring.bar_dice import GAME, BarDiceState
-from scoring.bar_dice_hand import hand_of, hand_value, pace_text, result_key, value_words
-from scoring.bar_dice_odds import flop_counts, p_round_resets
+from scoring.bar_dice.hand import hand_of, hand_value, pace_text, result_key, value_words
+from scoring.bar_dice.odds import flop_counts, p_round_resets
 from scoring.errors import IllegalActionError, RulesError
 from scoring.games import find
 from scoring.history import apply_logged, replay

@@ -17,8 +17,8 @@ from scoring.actions import (
     Reroll,
     SetRule,
 )
-from scoring.bolo import GAME, HouseRules, State, minimum, yahtzee_ready
 from scoring.errors import IllegalActionError
+from scoring.farkle.bolo import GAME, HouseRules, State, minimum, yahtzee_ready
 from scoring.game import Highlight
 from scoring.games import find
 

@@ -6,10 +6,10 @@ import pytest
 
 from scoring.actions import Keep, Lineup, Roll, Stand
 from scoring.bar_dice import GAME, BarDiceState
-from scoring.bar_dice_odds import FLOPS, flop_counts
-from scoring.bar_dice_rules import HouseRules
+from scoring.bar_dice.odds import FLOPS, flop_counts
+from scoring.bar_dice.rules import HouseRules
 from scoring.coach import hint
-from scoring.coach_bar_dice import MEAN, at_least, beat_pace, farm_choices, go_hint, p_reach
+from scoring.coach.bar_dice import MEAN, at_least, beat_pace, farm_choices, go_hint, p_reach
 
 
 def sponsor() -> BarDiceState:

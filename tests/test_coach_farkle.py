@@ -13,10 +13,16 @@ from typing import Any
 
 import pytest
 
-from scoring import bolo, you_blew_it
 from scoring.actions import Action, Bank, Keep, Reroll, Roll
 from scoring.coach import hint
-from scoring.coach_farkle import (
+from scoring.coach.farkle import (
+    TurnState,
+    finish_spec,
+    spec_for,
+    standard_specs,
+    turn_hint,
+)
+from scoring.coach.solver import (
     STEP,
     FarkleSpec,
     Policy,
@@ -24,15 +30,9 @@ from scoring.coach_farkle import (
     solve,
     successor,
 )
-from scoring.coach_farkle_cache import load, path_for, save, warm
-from scoring.coach_farkle_hint import (
-    TurnState,
-    finish_spec,
-    spec_for,
-    standard_specs,
-    turn_hint,
-)
-from scoring.farkle import ComboTable, keeps, score_roll
+from scoring.coach.solver_cache import load, path_for, save, warm
+from scoring.farkle import bolo, you_blew_it
+from scoring.farkle.combos import ComboTable, keeps, score_roll
 
 YBI = you_blew_it.table()
 BOLO = bolo.table()

@@ -22,17 +22,18 @@ from typing import Any
 
 import pytest
 
-from scoring import bolo, gords
+from scoring import gords
 from scoring.actions import Bank, Bid, Call, Keep, Lineup, Reroll, Reveal, Roll, Stand
 from scoring.bar_dice import GAME as BAR_DICE
 from scoring.bar_dice import BarDiceState
-from scoring.bar_dice_odds import FLOPS, flop_counts
+from scoring.bar_dice.odds import FLOPS, flop_counts
 from scoring.coach import hint
-from scoring.coach_bar_dice import elimination_round
-from scoring.coach_farkle import solve
-from scoring.coach_farkle_hint import finish_spec
-from scoring.coach_gords import advise, count_odds, expected_loss, legal_raises
-from scoring.gords_state import GordsState
+from scoring.coach.bar_dice import elimination_round
+from scoring.coach.farkle import finish_spec
+from scoring.coach.gords import advise, count_odds, expected_loss, legal_raises
+from scoring.coach.solver import solve
+from scoring.farkle import bolo
+from scoring.gords.state import GordsState
 
 SIGMAS = 4
 

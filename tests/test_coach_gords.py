@@ -9,7 +9,7 @@ import pytest
 
 from scoring.actions import Bid, Call, Reveal
 from scoring.coach import hint
-from scoring.coach_gords import (
+from scoring.coach.gords import (
     advise,
     expected_count,
     legal_raises,

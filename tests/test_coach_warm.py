@@ -11,10 +11,10 @@ from pathlib import Path
 import pytest
 from flask import Flask
 
-from scoring import bolo
-from scoring.coach_farkle import FarkleSpec, Policy, forget
-from scoring.coach_farkle_cache import path_for, warm
-from scoring.coach_farkle_hint import spec_for, standard_specs
+from scoring.coach.farkle import spec_for, standard_specs
+from scoring.coach.solver import FarkleSpec, Policy, forget
+from scoring.coach.solver_cache import path_for, warm
+from scoring.farkle import bolo
 from scoring.rules import parse_rules
 from server.app import create_app
 from server.coach_warm import COACH_DIR, NICE, CoachWarmer, start_coach_warmup

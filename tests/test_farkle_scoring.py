@@ -12,8 +12,8 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from scoring import bolo, you_blew_it
-from scoring.farkle import (
+from scoring.farkle import bolo, you_blew_it
+from scoring.farkle.combos import (
     ComboTable,
     best_points,
     counts_of,

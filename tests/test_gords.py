@@ -27,7 +27,7 @@ from scoring.actions import (
 from scoring.errors import IllegalActionError, RulesError
 from scoring.games import find
 from scoring.gords import GAME, GordsState
-from scoring.gords_bids import bid_key, bid_text, is_met, is_raise, matching, p_met, parse_board
+from scoring.gords.bids import bid_key, bid_text, is_met, is_raise, matching, p_met, parse_board
 from scoring.history import apply_logged, effective_actions, replay
 from scoring.rules import describe_rules
 

@@ -9,9 +9,9 @@ from game_scripts import load
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from scoring import bolo, you_blew_it
 from scoring.actions import Action, Bank, Fix, Keep, Roll, SetRule, Undo
 from scoring.errors import IllegalActionError
+from scoring.farkle import bolo, you_blew_it
 from scoring.history import apply_logged, effective_actions, replay
 
 TEAMS = {"DJS": ["Dick", "Spot", "Jane"], "THS": ["Tom", "Harry", "Stanley"]}

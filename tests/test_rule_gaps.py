@@ -18,10 +18,11 @@ from typing import Any
 import pytest
 from game_scripts import B, K, R
 
-from scoring import bar_dice, bolo, gords, you_blew_it
+from scoring import bar_dice, gords
 from scoring.actions import Action, Bid, Call, Lineup, Reroll, Reveal, Stand
-from scoring.bar_dice_state import Go
+from scoring.bar_dice.state import Go
 from scoring.errors import IllegalActionError, RulesError
+from scoring.farkle import bolo, you_blew_it
 from scoring.history import replay
 from scoring.rules import describe_rules
 

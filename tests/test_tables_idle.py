@@ -22,10 +22,10 @@ from server_app import AUTH, MovableClock, create_table, make_app
 
 from hardware.clock import ManualClock
 from hardware.frames import Frame
-from scoring import bolo
 from scoring.actions import Keep, Roll, Undo
-from scoring.coach_farkle import FarkleSpec, Policy
-from scoring.coach_farkle_hint import spec_for
+from scoring.coach.farkle import spec_for
+from scoring.coach.solver import FarkleSpec, Policy
+from scoring.farkle import bolo
 from scoring.rules import parse_rules
 from server.cli import main
 from server.coach_warm import start_coach_warmup

@@ -20,8 +20,8 @@ from scoring.actions import (
     SetRule,
 )
 from scoring.errors import IllegalActionError, RulesError
+from scoring.farkle.you_blew_it import GAME, HouseRules, State, provisional
 from scoring.games import find
-from scoring.you_blew_it import GAME, HouseRules, State, provisional
 
 TEAMS = {"DJS": ["Dick", "Spot", "Jane"], "THS": ["Tom", "Harry", "Stanley"]}
 

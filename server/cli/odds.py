@@ -81,9 +81,9 @@ def _dice(given: list[str] | None) -> tuple[int, ...]:
 
 
 def farkle_hint(args: argparse.Namespace, rules: Any) -> dict[str, Any]:
-    from scoring import bolo
-    from scoring.coach_farkle import STEP, solve
-    from scoring.coach_farkle_hint import TurnState, endgame, spec_for, turn_hint
+    from scoring.coach.farkle import TurnState, endgame, spec_for, turn_hint
+    from scoring.coach.solver import STEP, solve
+    from scoring.farkle import bolo
 
     full = bolo.DICE if args.game == "bolo" else 6
     points, w = args.turn_points, args.teammates
@@ -121,7 +121,7 @@ def farkle_hint(args: argparse.Namespace, rules: Any) -> dict[str, Any]:
 
 
 def bar_dice_hint(args: argparse.Namespace, rules: Any) -> dict[str, Any]:
-    from scoring.coach_bar_dice import go_hint
+    from scoring.coach.bar_dice import go_hint
 
     beat = args.beat
     target: int | None = None
@@ -142,8 +142,8 @@ def bar_dice_hint(args: argparse.Namespace, rules: Any) -> dict[str, Any]:
 
 
 def gords_hint(args: argparse.Namespace, rules: Any) -> dict[str, Any]:
-    from scoring.coach_gords import advise, legal_raises
-    from scoring.gords_bids import parse_board
+    from scoring.coach.gords import advise, legal_raises
+    from scoring.gords.bids import parse_board
     from server.cli.score import parse_bid
 
     if args.unknown is None:

@@ -6,7 +6,7 @@ blower's turn points *and* those of his teammates who banked earlier in the roun
 points of finished rounds are locked (YBI-10). The game ends at the end of a round in which a
 team has reached the target (YBI-11), or per ``end_rule``.
 
-Keeps: after a roll the player keeps one of the legal keeps of :mod:`scoring.farkle`, then
+Keeps: after a roll the player keeps one of the legal keeps of :mod:`scoring.farkle.combos`, then
 rolls the rest or banks. A ``bank`` straight after a roll (no keep) is accepted only when the
 roll has exactly one legal keep, so the engine never chooses between keeps for the player
 (RULES.md C4); otherwise it is refused with the list of keeps.
@@ -34,9 +34,9 @@ from scoring.actions import (
     SetRule,
 )
 from scoring.errors import IllegalActionError
-from scoring.farkle import Combo, ComboTable
-from scoring.farkle_game import FarkleGame
-from scoring.farkle_turn import (
+from scoring.farkle.combos import Combo, ComboTable
+from scoring.farkle.game import FarkleGame
+from scoring.farkle.turn import (
     RuleIds,
     Step,
     Turn,
@@ -338,7 +338,7 @@ def _finish_turn(state: State, record: TurnRecord) -> State:
 
 
 def _settle(state: State) -> State:
-    """Apply a pending blow (the roll stood until the next action; see farkle_turn)."""
+    """Apply a pending blow (the roll stood until the next action; see scoring.farkle.turn)."""
     if state.turn.phase != "blown" or state.over:
         return state
     record = TurnRecord(
@@ -601,4 +601,14 @@ def _last_record(state: State) -> TurnRecord | None:
 GAME = YouBlewIt()
 _PROTOCOL_CHECK: Game[State] = GAME  # mypy proves YouBlewIt implements the Game protocol
 
-__all__ = ["GAME", "HouseRules", "RoundRecord", "State", "TurnRecord", "YouBlewIt", "table"]
+__all__ = [
+    "DICE",
+    "GAME",
+    "HouseRules",
+    "RoundRecord",
+    "State",
+    "TurnRecord",
+    "YouBlewIt",
+    "provisional",
+    "table",
+]

@@ -6,21 +6,21 @@ behind it. Every hint carries ``game``, ``advice`` and ``text``:
 
 - ``you-blew-it`` / ``bolo``: ``p_blow``, ``expected_turn``, ``roll_value``, ``bank_value``,
   ``roll_gain``, ``advice`` (``roll`` / ``bank`` / ``keep`` / ``none``), ``keep`` and ``then``
-  (see :func:`scoring.coach_farkle_hint.turn_hint`). ``state=None`` describes the start of a
+  (see :func:`scoring.coach.farkle.turn_hint`). ``state=None`` describes the start of a
   turn under ``rules``.
 - ``bar-dice``: ``p_win`` (against the pace; in an elimination round, the chance to win it
   against the hands so far, ties settled by ``bardice.one_tie_all_tie``), ``p_goal`` (beat or
   tie it), ``p_beat``,
   ``advice`` (``roll``: throw every unfarmed die / ``farm`` / ``stand`` / ``none``) and
-  ``farm`` (see :func:`scoring.coach_bar_dice.go_hint`).
+  ``farm`` (see :func:`scoring.coach.bar_dice.go_hint`).
 - ``gords``: ``p_bid`` (the standing bid is true), ``most_likely``, ``advice`` (``raise`` /
   ``call`` / ``spot_on``: a spot-on call, under ``gords.spot_on``), ``raise`` and ``loss``
   (the dice the player expects to lose by each option, under ``gords.dice_lost`` and
-  ``gords.spot_on``; see :func:`scoring.coach_gords.advise`); pass the player's own dice as
+  ``gords.spot_on``; see :func:`scoring.coach.gords.advise`); pass the player's own dice as
   ``own=`` (hidden from the table, so without them every die counts as unknown).
 
 Farkle policies are solved on first use and memoised; a server warms them at startup from its
-data directory with :func:`scoring.coach_farkle_cache.warm` so that a hint is a lookup.
+data directory with :func:`scoring.coach.solver_cache.warm` so that a hint is a lookup.
 """
 
 from __future__ import annotations
@@ -29,17 +29,18 @@ import json
 from collections.abc import Iterable, Mapping
 from typing import Any
 
-from scoring import bar_dice, bolo, gords, you_blew_it
+from scoring import bar_dice, gords
 from scoring.actions import Bid
-from scoring.bar_dice_play import rank, roll_limit
-from scoring.bar_dice_state import BarDiceState, Go
-from scoring.coach_bar_dice import elimination_round, go_hint
-from scoring.coach_farkle import solve
-from scoring.coach_farkle_hint import TurnState, spec_for, state_hint, turn_hint
-from scoring.coach_gords import advise
+from scoring.bar_dice.play import rank, roll_limit
+from scoring.bar_dice.state import BarDiceState, Go
+from scoring.coach.bar_dice import elimination_round, go_hint
+from scoring.coach.farkle import TurnState, spec_for, state_hint, turn_hint
+from scoring.coach.gords import advise
+from scoring.coach.solver import solve
+from scoring.farkle import bolo, you_blew_it
 from scoring.games import NAMES, find
-from scoring.gords_bids import parse_board
-from scoring.gords_state import GordsState
+from scoring.gords.bids import parse_board
+from scoring.gords.state import GordsState
 from scoring.rules import parse_rules
 
 _STATES: dict[str, type] = {

@@ -7,9 +7,9 @@ D-6..D-11). Every round runs through the same code: a roster rolling in order, e
 taking one *go*. The engine never rolls: a ``roll`` is what the camera (or a phone) read.
 
 A ``reroll`` right after a throw undoes that throw (cocked/stacked dice, D-16; a dropped
-die, D15): the state keeps the one before it (:class:`~scoring.bar_dice_state.Throw`).
+die, D15): the state keeps the one before it (:class:`~scoring.bar_dice.state.Throw`).
 This module is the Game protocol (what the table waits for, legal decisions, JSON, reports);
-the rules themselves are in :mod:`scoring.bar_dice_play`.
+the rules themselves are in :mod:`scoring.bar_dice.play`.
 """
 
 from __future__ import annotations
@@ -32,7 +32,7 @@ from scoring.actions import (
     Stand,
     Undo,
 )
-from scoring.bar_dice_hand import (
+from scoring.bar_dice.hand import (
     ACE,
     DICE,
     hand_of,
@@ -42,7 +42,7 @@ from scoring.bar_dice_hand import (
     result_key,
     value_words,
 )
-from scoring.bar_dice_play import (
+from scoring.bar_dice.play import (
     current,
     end,
     farm,
@@ -56,8 +56,8 @@ from scoring.bar_dice_play import (
     show,
     stand,
 )
-from scoring.bar_dice_rules import HouseRules
-from scoring.bar_dice_state import (
+from scoring.bar_dice.rules import HouseRules
+from scoring.bar_dice.state import (
     BarDiceState,
     Go,
     Round,

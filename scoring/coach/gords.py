@@ -3,7 +3,7 @@
 The maths is RULES.md 4.3: with ``u`` unknown dice and ``k`` matching dice in the player's own
 hand, P(q x f is met) = P(X >= q - k), X ~ Binomial(u, p), p = 1/3 for a face with ones wild,
 1/6 for ones (or any face when ones are not wild, e.g. a palifico round). The bid ordering and
-matching come from :mod:`scoring.gords_bids`, so the coach ranks bids exactly as the engine.
+matching come from :mod:`scoring.gords.bids`, so the coach ranks bids exactly as the engine.
 
 Advice (a simple, explainable rule, not an equilibrium of the bluffing game): open with the
 most likely true bid; then take the option that loses the fewest dice on average
@@ -24,8 +24,8 @@ import math
 from collections.abc import Iterable, Sequence
 from typing import Any
 
-from scoring.gords_bids import Bid, bid_key, bid_text, is_raise, matching, p_face, p_met
-from scoring.gords_state import START_DICE
+from scoring.gords.bids import Bid, bid_key, bid_text, is_raise, matching, p_face, p_met
+from scoring.gords.state import START_DICE
 
 FACES = range(1, 7)
 

@@ -28,9 +28,9 @@ from scoring.actions import (
 )
 from scoring.errors import IllegalActionError
 from scoring.game import Expecting, Highlight, Outcome, n_dice
-from scoring.gords_bids import bid_key, bid_text, is_raise, matching, parse_board
-from scoring.gords_rules import HouseRules
-from scoring.gords_state import (
+from scoring.gords.bids import bid_key, bid_text, is_raise, matching, parse_board
+from scoring.gords.rules import HouseRules
+from scoring.gords.state import (
     START_DICE,
     BidMade,
     CallResult,

@@ -15,7 +15,7 @@ import tempfile
 from collections.abc import Iterable
 from pathlib import Path
 
-from scoring.coach_farkle import FarkleSpec, Policy, remember, solve
+from scoring.coach.solver import FarkleSpec, Policy, remember, solve
 
 
 def path_for(directory: Path, spec: FarkleSpec) -> Path:

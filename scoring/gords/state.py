@@ -1,4 +1,7 @@
-"""Gords state: frozen values and their exact JSON form (the rules live in gords.py)."""
+"""Gords state: frozen values and their exact JSON form.
+
+The rules live in :mod:`scoring.gords.game`.
+"""
 
 from __future__ import annotations
 
@@ -8,7 +11,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from scoring.actions import Dice
-from scoring.gords_rules import HouseRules
+from scoring.gords.rules import HouseRules
 from scoring.rules import rules_to_json
 
 PHASES = ("bidding", "reveal", "over")

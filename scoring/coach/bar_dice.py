@@ -3,7 +3,7 @@
 Exact dynamic programming over multisets (multinomial weights), memoised per rule set and goal:
 a go is "farmed dice, rolls left"; after each roll the player stands or farms some of the
 rolled dice and throws the rest again (RULES.md D-7, D-8, D11: the first farm needs an ace).
-Hands are valued by :func:`scoring.bar_dice_hand.hand_value` only.
+Hands are valued by :func:`scoring.bar_dice.hand.hand_value` only.
 
 Goals: ``at_least(v)`` maximises P(final hand >= v) ("beat or tie" v; ``v = 0`` means any
 counting hand, which beats "nothing"); ``beat_pace(v, rolls)`` maximises P(winning the turn)
@@ -34,9 +34,9 @@ from dataclasses import dataclass
 from functools import lru_cache
 from typing import Any
 
-from scoring.bar_dice_hand import ACE, DICE, hand_value, result_key, value_words
-from scoring.bar_dice_rules import HouseRules
-from scoring.coach_farkle import multisets
+from scoring.bar_dice.hand import ACE, DICE, hand_value, result_key, value_words
+from scoring.bar_dice.rules import HouseRules
+from scoring.coach.solver import multisets
 
 Dice = tuple[int, ...]
 
@@ -79,7 +79,7 @@ class Goal:
 
     def _round_utility(self, value: int | None, rolls: int) -> float:
         """The chance to win an elimination round standing on ``value`` in ``rolls``, against
-        the counting hands ``keys`` (as :func:`scoring.bar_dice_play._resolve_elimination`
+        the counting hands ``keys`` (as :func:`scoring.bar_dice.play._resolve_elimination`
         settles it: a reset is worth ``share``)."""
         keys, rule = self.keys, self.tie_rule
         top = max(keys)
@@ -134,7 +134,7 @@ def elimination_round(
     nothing_in_fewer_rolls_wins: bool = True,
 ) -> Goal:
     """Win an elimination round of ``players`` against the counting hands so far (``keys``:
-    their :func:`scoring.bar_dice_hand.result_key`), taking up to ``limit`` rolls, ties
+    their :func:`scoring.bar_dice.hand.result_key`), taking up to ``limit`` rolls, ties
     settled by ``tie_rule`` (``bardice.one_tie_all_tie``; ``off`` for a roll-off too)."""
     ordered = tuple(sorted(keys))
     if not ordered:

@@ -13,7 +13,7 @@ from collections.abc import Sequence
 from dataclasses import replace
 
 from scoring.actions import Dice, Reroll
-from scoring.bar_dice_hand import (
+from scoring.bar_dice.hand import (
     ACE,
     DICE,
     hand_value,
@@ -23,8 +23,8 @@ from scoring.bar_dice_hand import (
     rolls_words,
     value_words,
 )
-from scoring.bar_dice_rules import HouseRules
-from scoring.bar_dice_state import (
+from scoring.bar_dice.rules import HouseRules
+from scoring.bar_dice.state import (
     BarDiceState,
     Go,
     News,

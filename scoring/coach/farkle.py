@@ -13,8 +13,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass, replace
 from typing import Any
 
-from scoring import bolo, you_blew_it
-from scoring.coach_farkle import (
+from scoring.coach.solver import (
     CLAUSE_FACES,
     STEP,
     FarkleSpec,
@@ -24,7 +23,8 @@ from scoring.coach_farkle import (
     p_blow,
     solve,
 )
-from scoring.farkle_turn import Turn
+from scoring.farkle import bolo, you_blew_it
+from scoring.farkle.turn import Turn
 from scoring.game import n_dice
 
 GAMES = ("you-blew-it", "bolo")
@@ -68,7 +68,7 @@ def finish_spec(rules: bolo.HouseRules) -> FarkleSpec:
 
 def standard_specs(rules: you_blew_it.HouseRules | bolo.HouseRules) -> list[FarkleSpec]:
     """The policies a table of this rule set needs (one per board minimum, and Bolo's
-    finishing policy): solve these at startup (:func:`scoring.coach_farkle_cache.warm`)."""
+    finishing policy): solve these at startup (:func:`scoring.coach.solver_cache.warm`)."""
     if isinstance(rules, bolo.HouseRules):
         mins = (rules.entry_min, rules.take_min, rules.take_min_7000, rules.take_min_9000)
         specs = [spec_for("bolo", rules, minimum=m) for m in dict.fromkeys(mins)]
@@ -201,7 +201,8 @@ def turn_hint(policy: Policy, turn: TurnState) -> dict[str, Any]:
 
 
 def clause_live(rules: bolo.HouseRules, kept: Sequence[int], cycle_steps: int, used: int) -> bool:
-    """B13 is live for the next roll (as :func:`scoring.bolo.yahtzee_ready` checks it later)."""
+    """B13 is live for the next roll (as :func:`scoring.farkle.bolo.yahtzee_ready` checks it
+    later)."""
     if not rules.yahtzee_clause or (rules.yahtzee_rerolls and used >= rules.yahtzee_rerolls):
         return False
     return (

@@ -10,7 +10,7 @@ Bong hits: one per full 1000 of a banked turn (B-8, B12), plus one for a board o
 5150 (Van Halen, B14). A ``rule`` action is the table's vote (B-11, B17): it changes a house
 rule for the rest of this game and is logged.
 
-Keeps and banking follow :mod:`scoring.you_blew_it`: a ``keep`` names one legal keep of the
+Keeps and banking follow :mod:`scoring.farkle.you_blew_it`: a ``keep`` names one legal keep of the
 roll (the player chooses between readings such as full house 500 or 1100, B-5); a ``bank``
 straight after a roll is accepted only when the roll has exactly one legal keep (C4). A
 BOLO stays on the pad until the next action, so that a sloppy-die re-roll (B16) or the
@@ -28,9 +28,9 @@ from typing import Any, Literal
 
 from scoring.actions import Action, Bank, End, Keep, Lineup, Reroll, Roll, SetRule
 from scoring.errors import IllegalActionError, RulesError
-from scoring.farkle import Combo, ComboTable, NonScoring
-from scoring.farkle_game import FarkleGame
-from scoring.farkle_turn import (
+from scoring.farkle.combos import Combo, ComboTable, NonScoring
+from scoring.farkle.game import FarkleGame
+from scoring.farkle.turn import (
     RuleIds,
     Step,
     Turn,
@@ -383,7 +383,7 @@ def _reroll_order(state: State, action: Reroll) -> State:
 
 
 def _settle(state: State) -> State:
-    """Apply a pending BOLO (the roll stood until the next action; see farkle_turn), or a
+    """Apply a pending BOLO (the roll stood until the next action; see scoring.farkle.turn), or a
     finished round of the order roll."""
     state = _settle_order(state)
     if state.turn.phase != "blown" or state.over:
@@ -768,4 +768,14 @@ class Bolo(FarkleGame[State, HouseRules]):
 GAME = Bolo()
 _PROTOCOL_CHECK: Game[State] = GAME  # mypy proves Bolo implements the Game protocol
 
-__all__ = ["GAME", "Bolo", "HouseRules", "State", "TurnRecord", "minimum", "table"]
+__all__ = [
+    "DICE",
+    "GAME",
+    "Bolo",
+    "HouseRules",
+    "State",
+    "TurnRecord",
+    "minimum",
+    "table",
+    "yahtzee_ready",
+]

@@ -17,7 +17,7 @@ from dataclasses import dataclass, replace
 from typing import Any, Literal, TypeAlias
 
 from scoring.errors import IllegalActionError
-from scoring.farkle import ComboTable, KeepOption, RollScore, score_roll
+from scoring.farkle.combos import ComboTable, KeepOption, RollScore, score_roll
 from scoring.game import n_dice
 
 Dice: TypeAlias = tuple[int, ...]

@@ -1,4 +1,6 @@
-"""Bar Dice state: frozen values and their exact JSON form (the rules live in bar_dice.py).
+"""Bar Dice state: frozen values and their exact JSON form.
+
+The rules live in :mod:`scoring.bar_dice.play`.
 
 A game is a sequence of *rounds*: the order roll (one die each), elimination rounds (one
 flop each, or "all day"), sponsor turns (hammer then opponent, up to three rolls) and
@@ -14,7 +16,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from scoring.actions import Dice
-from scoring.bar_dice_rules import HouseRules
+from scoring.bar_dice.rules import HouseRules
 from scoring.rules import rules_to_json
 
 PHASES = ("order", "elimination", "sponsor", "over")

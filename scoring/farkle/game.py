@@ -1,7 +1,7 @@
 """The Game-protocol methods You Blew It and Bolo answer alike, in one base class.
 
 Both Farkle games leave a blown roll on the pad until the next action (see
-:mod:`scoring.farkle_turn`), so every view reads the *settled* state. The outcome, the
+:mod:`scoring.farkle.turn`), so every view reads the *settled* state. The outcome, the
 scoreboard JSON around each game's own fields, reading a saved state back and ``dicepad
 score`` need no more of a game than how it settles, its combo table, its scores and its saved
 fields: a game subclasses :class:`FarkleGame` and supplies those (the abstract methods); its
@@ -15,8 +15,8 @@ from collections.abc import Mapping
 from typing import Any, Generic, Protocol, TypeVar, cast
 
 from scoring.actions import Dice
-from scoring.farkle import ComboTable
-from scoring.farkle_report import describe, roll_report
+from scoring.farkle.combos import ComboTable
+from scoring.farkle.report import describe, roll_report
 from scoring.game import Expecting, Outcome
 from scoring.rules import parse_rules
 
@@ -42,7 +42,8 @@ R = TypeVar("R")
 
 
 class FarkleGame(ABC, Generic[S, R]):
-    """Base of :class:`~scoring.you_blew_it.YouBlewIt` and :class:`~scoring.bolo.Bolo`."""
+    """Base of :class:`~scoring.farkle.you_blew_it.YouBlewIt` and
+    :class:`~scoring.farkle.bolo.Bolo`."""
 
     name: str
     title: str

@@ -6,7 +6,7 @@ from collections import Counter
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-from scoring.farkle import ComboTable, score_roll
+from scoring.farkle.combos import ComboTable, score_roll
 
 
 def roll_report(game: str, dice: Sequence[int], table: ComboTable) -> dict[str, Any]:

@@ -11,7 +11,7 @@ from collections import Counter
 from functools import cache
 from math import comb, factorial
 
-from scoring.bar_dice_hand import DICE, hand_value
+from scoring.bar_dice.hand import DICE, hand_value
 
 FLOPS = 6**DICE  #: 7776 ordered outcomes of one flop
 

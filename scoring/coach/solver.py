@@ -1,7 +1,7 @@
 """Farkle-family coach: exact single-roll odds and the turn policy that maximises expected points.
 
-Both games score rolls with :mod:`scoring.farkle` (``keeps``), so the coach never re-implements
-scoring: it only asks which keeps are legal and what they are worth.
+Both games score rolls with :mod:`scoring.farkle.combos` (``keeps``), so the coach never
+re-implements scoring: it only asks which keeps are legal and what they are worth.
 
 The turn model (Busche & Neller's value iteration, specialised to one turn). A decision state
 is ``(at_risk, n, may_stop, clause)``:
@@ -49,7 +49,7 @@ from fractions import Fraction
 from functools import lru_cache
 from typing import Any
 
-from scoring.farkle import ComboTable, KeepOption, counts_of, dice_of, keeps
+from scoring.farkle.combos import ComboTable, KeepOption, counts_of, dice_of, keeps
 
 STEP = 50  #: every combination of both games is a multiple of 50 points
 CLAUSE_FACES = (2, 3, 4, 6)  #: B13: faces whose kept triple/quad can trigger the clause
