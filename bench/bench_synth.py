@@ -52,6 +52,7 @@ if str(REPO) not in sys.path:
     sys.path.insert(0, str(REPO))
 
 from vision import flags, synth  # noqa: E402
+from vision.flags.dice import neighbours_of  # noqa: E402
 from vision.pad import PadNotFoundError, find_pad  # noqa: E402
 from vision.reading import JUDGED, DieFlag, DieReading, Pad, Reading  # noqa: E402
 from vision.settle import SettleDetector  # noqa: E402
@@ -436,7 +437,7 @@ def stack_cues(reading: Reading, i: int) -> tuple[bool, float]:
     others = [
         flags.DieView(o.center_xy, o.size_px, 0.0) for j, o in enumerate(reading.dice) if j != i
     ]
-    near = flags.neighbours_of(view, others, p.duplicate)
+    near = neighbours_of(view, others, p.duplicate)
     reach = any(
         math.dist(r.center_xy, o.center_xy) < p.stack_reach * max(r.size_px, o.side_px)
         for o in near

@@ -80,7 +80,7 @@ Not shipped, for the record: signed colour differences from the pad as two more 
 (the same trade within a point or two); 30 epochs without averaging or contrast; soft targets
 from four models' mean over the eight symmetries (--teacher, --soft); the patch re-centred on
 the die's body (more stacks, fewer tilted dice); ``--stacked-weight 5`` (held-out ROC no better
-than 3 at equal false flags). The mean of two mirrored views (``vision.flags.SYMMETRIES``)
+than 3 at equal false flags). The mean of two mirrored views (``vision.flags.network.SYMMETRIES``)
 gains on both heads.
 
 Every sample is one detection of ``vision.detect.read_roll`` on a ``vision.synth.random_scene``
@@ -115,22 +115,10 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 import torch
 
 from vision import synth
-from vision.flags import (
-    GRID,
-    MODEL_PATH,
-    N_CHANNELS,
-    PLANES,
-    SCALARS,
-    SYMMETRIES,
-    DieView,
-    Evidence,
-    FlagModel,
-    FlagParams,
-    features,
-    neighbours_of,
-    planes,
-    symmetry,
-)
+from vision.flags import MODEL_PATH, DieView, Evidence, FlagModel, FlagParams
+from vision.flags.dice import neighbours_of
+from vision.flags.features import GRID, N_CHANNELS, SCALARS, features
+from vision.flags.network import PLANES, SYMMETRIES, planes, symmetry
 from vision.nets import LOCATOR_FILE, MODELS_DIR, VALUE_FILE
 from vision.reading import DieReading, Reading
 

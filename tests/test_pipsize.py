@@ -15,7 +15,8 @@ from tests.settled_rolls import LOOK, flat_roll
 from tests.vision_drawing import draw_die, table
 from vision import synth
 from vision.detect import read_roll
-from vision.flags import DieView, Evidence, FlagParams, size_cues
+from vision.flags import DieView, Evidence, FlagParams
+from vision.flags.size import size_cues
 from vision.params import DetectorParams
 from vision.pipsize import face_size, size_ratio, square_on, symmetry_centre
 from vision.reading import DieFlag, DieReading, FaceSize, Pad
