@@ -9,7 +9,8 @@ taking one *go*. The engine never rolls: a ``roll`` is what the camera (or a pho
 A ``reroll`` right after a throw undoes that throw (cocked/stacked dice, D-16; a dropped
 die, D15): the state keeps the one before it (:class:`~scoring.bar_dice.state.Throw`).
 This module is the Game protocol (what the table waits for, legal decisions, JSON, reports);
-the rules themselves are in :mod:`scoring.bar_dice.play`.
+the rules themselves are in :mod:`scoring.bar_dice.play` (each action) and
+:mod:`scoring.bar_dice.rounds` (a finished go or round).
 """
 
 from __future__ import annotations
@@ -36,26 +37,12 @@ from scoring.bar_dice.hand import (
     ACE,
     DICE,
     hand_of,
-    hand_value,
     is_five_aces,
     pace_text,
-    result_key,
     value_words,
 )
-from scoring.bar_dice.play import (
-    current,
-    end,
-    farm,
-    horses_text,
-    lineup,
-    over_text,
-    reroll,
-    result_of,
-    roll,
-    roll_limit,
-    show,
-    stand,
-)
+from scoring.bar_dice.play import end, farm, lineup, over_text, reroll, result_of, roll, stand
+from scoring.bar_dice.rounds import current, horses_text, roll_limit, show
 from scoring.bar_dice.rules import HouseRules
 from scoring.bar_dice.state import (
     BarDiceState,
@@ -73,15 +60,7 @@ from scoring.seating import seat_players
 
 MAX_PLAYERS = 12
 
-__all__ = [
-    "GAME",
-    "BarDice",
-    "BarDiceState",
-    "HouseRules",
-    "hand_of",
-    "hand_value",
-    "result_key",
-]
+__all__ = ["GAME", "BarDice"]
 
 
 # -- the game ---------------------------------------------------------------------------------

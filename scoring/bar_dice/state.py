@@ -1,6 +1,6 @@
 """Bar Dice state: frozen values and their exact JSON form.
 
-The rules live in :mod:`scoring.bar_dice.play`.
+The rules live in :mod:`scoring.bar_dice.play` and :mod:`scoring.bar_dice.rounds`.
 
 A game is a sequence of *rounds*: the order roll (one die each), elimination rounds (one
 flop each, or "all day"), sponsor turns (hammer then opponent, up to three rolls) and

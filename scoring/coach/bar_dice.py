@@ -79,7 +79,7 @@ class Goal:
 
     def _round_utility(self, value: int | None, rolls: int) -> float:
         """The chance to win an elimination round standing on ``value`` in ``rolls``, against
-        the counting hands ``keys`` (as :func:`scoring.bar_dice.play._resolve_elimination`
+        the counting hands ``keys`` (as :func:`scoring.bar_dice.rounds._resolve_elimination`
         settles it: a reset is worth ``share``)."""
         keys, rule = self.keys, self.tie_rule
         top = max(keys)

@@ -31,7 +31,7 @@ from typing import Any
 
 from scoring import bar_dice, gords
 from scoring.actions import Bid
-from scoring.bar_dice.play import rank, roll_limit
+from scoring.bar_dice.rounds import rank, roll_limit
 from scoring.bar_dice.state import BarDiceState, Go
 from scoring.coach.bar_dice import elimination_round, go_hint
 from scoring.coach.farkle import TurnState, spec_for, state_hint, turn_hint

@@ -5,11 +5,13 @@ call, then a ``reveal`` of every die in play (read by the camera, optionally wit
 owner by colour, or typed on a phone). The count decides who loses a die (G-8); the caller
 opens the next round unless out (G-3, G7), but a palifico round is opened by the player
 down to one die (G10); the last player with dice wins (G-10).
+
+This module is the Game protocol (what the table may do and waits for, the JSON, the report
+of one reveal); the rules are :mod:`scoring.gords.play`.
 """
 
 from __future__ import annotations
 
-from collections import Counter
 from collections.abc import Mapping, Sequence
 from dataclasses import replace
 from typing import Any
@@ -28,12 +30,12 @@ from scoring.actions import (
 )
 from scoring.errors import IllegalActionError
 from scoring.game import Expecting, Highlight, Outcome, n_dice
-from scoring.gords.bids import bid_key, bid_text, is_raise, matching, parse_board
+from scoring.gords import play
+from scoring.gords.bids import bid_text, matching, parse_board
+from scoring.gords.play import can_raise, check_bid, dice_in_play, held, last_bid, over_text
 from scoring.gords.rules import HouseRules
 from scoring.gords.state import (
     START_DICE,
-    BidMade,
-    CallResult,
     GordsState,
     state_core_from_json,
     state_core_to_json,
@@ -44,40 +46,7 @@ from scoring.seating import seat_players
 
 MIN_PLAYERS, MAX_PLAYERS = 2, 6  #: G-1
 
-__all__ = ["GAME", "Gords", "GordsState", "HouseRules", "bid_key", "is_raise", "matching"]
-
-
-def _board(rules: HouseRules) -> tuple[tuple[int, int], ...]:
-    return parse_board(rules.board) if rules.ones_bid_rank == "board_order" else ()
-
-
-def dice_in_play(state: GordsState) -> int:
-    """G-2: what the board's free slots show."""
-    return sum(state.dice)
-
-
-def _count(state: GordsState, player: str) -> int:
-    return state.dice[state.players.index(player)]
-
-
-def _next(state: GordsState, player: str) -> str:
-    """The next player with dice after ``player``'s seat, in the direction of play (G1)."""
-    step = 1 if state.rules.direction == "clockwise" else -1
-    n = len(state.players)
-    i = state.players.index(player)
-    for k in range(1, n + 1):
-        p = state.players[(i + step * k) % n]
-        if _count(state, p) > 0:
-            return p
-    return player  # pragma: no cover - the game is over before nobody else has dice
-
-
-def _last_bid(state: GordsState) -> BidMade | None:
-    return state.bids[-1] if state.bids else None
-
-
-def _ones_wild(state: GordsState) -> bool:
-    return not state.palifico
+__all__ = ["GAME", "Gords"]
 
 
 class Gords:
@@ -124,21 +93,21 @@ class Gords:
 
     def apply(self, state: GordsState, action: Action) -> GordsState:
         if state.phase == "over":
-            raise IllegalActionError(f"the game is over: {_over_text(state)}")
+            raise IllegalActionError(f"the game is over: {over_text(state)}")
         if isinstance(action, Undo | Fix):
             raise IllegalActionError("undo and fix are resolved by the game's history")
         if isinstance(action, Bid):
-            return _bid(state, action)
+            return play.bid(state, action)
         if isinstance(action, Call):
-            return _call(state, action)
+            return play.call(state, action)
         if isinstance(action, Reveal):
-            return _reveal(state, action)
+            return play.reveal(state, action)
         if isinstance(action, Roll):
             raise IllegalActionError(
                 "G-2: dice stay hidden under the cups until a call; send a reveal after a call"
             )
         if isinstance(action, Lineup):
-            return _lineup(state, action.order)
+            return play.lineup(state, action.order)
         if isinstance(action, End):
             return replace(
                 state, phase="over", ended=True, news=("the scorekeeper ended the game",)
@@ -152,7 +121,7 @@ class Gords:
         for count in range(1, dice_in_play(state) + 1):
             for face in range(1, 7):
                 try:
-                    _check_bid(state, count, face)
+                    check_bid(state, count, face)
                 except IllegalActionError:
                     continue
                 out.append(Bid(count, face))
@@ -165,9 +134,9 @@ class Gords:
     def expecting(self, state: GordsState) -> Expecting:
         n = dice_in_play(state)
         if state.phase == "over":
-            return Expecting(None, "none", 0, f"Game over: {_over_text(state)}")
+            return Expecting(None, "none", 0, f"Game over: {over_text(state)}")
         if state.phase == "reveal":
-            last = _last_bid(state)
+            last = last_bid(state)
             assert last is not None
             assert state.caller is not None
             how = "spot on" if state.spot_on_call else "a call"
@@ -179,8 +148,8 @@ class Gords:
                 f"{last.player}'s {bid_text((last.count, last.face))})",
             )
         player = state.turn
-        mine = n_dice(_count(state, player))
-        last = _last_bid(state)
+        mine = n_dice(held(state, player))
+        last = last_bid(state)
         pal = ", palifico" if state.palifico else ""
         if last is None:
             return Expecting(
@@ -190,7 +159,7 @@ class Gords:
                 f"{player} ({mine}) opens round {state.round}: {n} dice in play{pal}",
             )
         shown = bid_text((last.count, last.face))
-        if not _can_raise(state):
+        if not can_raise(state):
             text = f"{player} ({mine}) must call {last.player}'s {shown}: no bid is higher"
         else:
             text = (
@@ -204,7 +173,7 @@ class Gords:
         if state.ended:
             return Outcome((), "ended by the scorekeeper")
         left = tuple(p for p, d in zip(state.players, state.dice, strict=True) if d > 0)
-        return Outcome(left, _over_text(state))
+        return Outcome(left, over_text(state))
 
     def highlights(
         self, before: GordsState, action: Action, after: GordsState
@@ -225,7 +194,7 @@ class Gords:
 
     def state_to_json(self, state: GordsState) -> dict[str, Any]:
         outcome = self.outcome(state)
-        last = _last_bid(state)
+        last = last_bid(state)
         return {
             "game": self.name,
             **state_core_to_json(state),
@@ -280,226 +249,3 @@ class Gords:
 
 
 GAME = Gords()
-
-
-# -- the rules, one action at a time ------------------------------------------------------------
-
-
-def _over_text(state: GordsState) -> str:
-    if state.ended:
-        return "ended by the scorekeeper"
-    left = [p for p, d in zip(state.players, state.dice, strict=True) if d > 0]
-    if len(left) == 1:
-        return f"{left[0]} is the last player with dice and wins"
-    return "ended"  # pragma: no cover - over only by End or a single survivor
-
-
-def _actor(state: GordsState, named: str | None) -> str:
-    if named is None:
-        return state.turn
-    if named not in state.players:
-        raise IllegalActionError(f"{named!r} is not playing; players: {', '.join(state.players)}")
-    if _count(state, named) == 0:
-        raise IllegalActionError(f"G-10: {named} has no dice left and is out")
-    return named
-
-
-def _check_bid(state: GordsState, count: int, face: int) -> None:
-    rules = state.rules
-    n = dice_in_play(state)
-    if count > n:
-        raise IllegalActionError(f"G9: only {n} dice are in play; a bid can be at most {n}")
-    last = _last_bid(state)
-    if last is None and face == 1 and not rules.open_on_ones:
-        raise IllegalActionError("G4: the opening bid of a round may not be on ones")
-    if state.palifico and state.bids and face != state.bids[0].face:
-        raise IllegalActionError(
-            f"G10: palifico round: the face stays {bid_text((2, state.bids[0].face)).split()[-1]}"
-        )
-    old = None if last is None else (last.count, last.face)
-    try:
-        ok = is_raise(old, (count, face), ones_rank=rules.ones_bid_rank, board=_board(rules))
-    except ValueError as exc:
-        raise IllegalActionError(str(exc)) from None
-    if not ok:
-        assert old is not None
-        rank = {
-            "perudo": "same count and a higher face, a higher count, or the ones exchange rate G3",
-            "highest_face": "same count and a higher face (ones over sixes, G3), or a higher count",
-            "board_order": "a spot higher up the board (G3)",
-        }[rules.ones_bid_rank]
-        raise IllegalActionError(
-            f"G-6: {bid_text((count, face))} does not raise {bid_text(old)}: bids must go up "
-            f"({rank})"
-        )
-
-
-def _can_raise(state: GordsState) -> bool:
-    """Whether any bid tops the last one (G9: else the next player must call); the biggest
-    counts are tried first, so this is almost always one check."""
-    for count in range(dice_in_play(state), 0, -1):
-        for face in range(6, 0, -1):
-            try:
-                _check_bid(state, count, face)
-            except IllegalActionError:
-                continue
-            return True
-    return False
-
-
-def _bid(state: GordsState, action: Bid) -> GordsState:
-    if state.phase == "reveal":
-        raise IllegalActionError("G-7: the bid was called: reveal every die first")
-    player = _actor(state, action.player)
-    if player != state.turn:
-        raise IllegalActionError(f"G-6: it is {state.turn}'s turn to bid, not {player}'s")
-    _check_bid(state, action.count, action.face)
-    bids = (*state.bids, BidMade(player, action.count, action.face))
-    text = f"{player} bids {bid_text((action.count, action.face))}"
-    return replace(state, bids=bids, turn=_next(state, player), news=(text,))
-
-
-def _call(state: GordsState, action: Call) -> GordsState:
-    if state.phase == "reveal":
-        raise IllegalActionError("G-7: the bid was already called: reveal every die")
-    last = _last_bid(state)
-    if last is None:
-        raise IllegalActionError("G-6: there is no bid to call yet")
-    caller = _actor(state, action.player)
-    if caller == last.player:
-        raise IllegalActionError("G-6: a player cannot call their own bid")
-    if state.rules.only_next_player_may_call and caller != state.turn:
-        raise IllegalActionError(f"G2: only the next player ({state.turn}) may call")
-    if action.spot_on and not state.rules.spot_on:
-        raise IllegalActionError("G5: spot-on calls are not played here (gords.spot_on=false)")
-    how = "spot on" if action.spot_on else "calls"
-    text = f"{caller} {how}: {last.player}'s {bid_text((last.count, last.face))}"
-    return replace(state, phase="reveal", caller=caller, spot_on_call=action.spot_on, news=(text,))
-
-
-def _check_reveal(state: GordsState, action: Reveal) -> None:
-    n = dice_in_play(state)
-    if len(action.dice) != n:
-        raise IllegalActionError(
-            f"C3: {n} dice are in play; the reveal shows {len(action.dice)} (a read error?)"
-        )
-    if action.owners is None:
-        return
-    shown = Counter(action.owners)
-    for owner in shown:
-        if owner not in state.players:
-            raise IllegalActionError(f"C3: {owner!r} owns dice in the reveal but is not playing")
-    for p, d in zip(state.players, state.dice, strict=True):
-        if shown.get(p, 0) != d:
-            raise IllegalActionError(
-                f"C3: {p} has {n_dice(d)}; the reveal shows {n_dice(shown.get(p, 0))} of theirs"
-            )
-
-
-def _reveal(state: GordsState, action: Reveal) -> GordsState:
-    if state.phase != "reveal":
-        raise IllegalActionError("G-7: dice are revealed only after a call")
-    _check_reveal(state, action)
-    last = _last_bid(state)
-    assert last is not None
-    assert state.caller is not None
-    rules = state.rules
-    caller, bidder = state.caller, last.player
-    count, face = last.count, last.face
-    got = matching(action.dice, face, ones_wild=_ones_wild(state))
-    met = got >= count
-    dice = list(state.dice)
-    bid = bid_text((count, face))
-    if state.spot_on_call:
-        exact = got == count
-        loser, lost = ("", 0) if exact else (caller, 1)
-    else:
-        loser = caller if met else bidder
-        lost = 1
-        if rules.dice_lost == "difference":
-            lost = max(1, got - count) if met else count - got
-    if loser:
-        lost = min(lost, dice[state.players.index(loser)])
-    if state.spot_on_call and not loser:
-        i = state.players.index(caller)
-        dice[i] = min(START_DICE, dice[i] + 1)
-        verdict = f"exactly {got}: {caller} is spot on and wins a die back"
-    elif state.spot_on_call:
-        verdict = f"{got}, not {count}: {caller} was not spot on and loses a die"
-    elif met:
-        verdict = f"{got} showed, {bid} stands: {caller} loses {n_dice(lost)}"
-    else:
-        verdict = f"only {got} showed for {bid}: {bidder} loses {n_dice(lost)}"
-    eliminated = False
-    if loser:
-        i = state.players.index(loser)
-        dice[i] -= lost
-        eliminated = dice[i] == 0
-        if eliminated:
-            verdict += " and is out (G-10)"
-    result = CallResult(
-        state.round,
-        bidder,
-        caller,
-        count,
-        face,
-        tuple(action.dice),
-        got,
-        met,
-        state.spot_on_call,
-        loser,
-        lost,
-        eliminated,
-        verdict,
-    )
-    after = replace(state, dice=tuple(dice), results=(*state.results, result), news=(verdict,))
-    if sum(1 for d in dice if d > 0) == 1:
-        winner = next(p for p, d in zip(state.players, dice, strict=True) if d > 0)
-        return replace(after, phase="over", news=(verdict, f"{winner} wins (G-10)"))
-    return _next_round(after, caller, loser)
-
-
-def _next_round(state: GordsState, caller: str, loser: str) -> GordsState:
-    """Open the next round: the caller (or the loser, G7; the next player with dice when that
-    one is out), except that a palifico round is opened by the player it is for (G10)."""
-    rules = state.rules
-    who = loser if rules.next_starter == "loser" and loser else caller
-    starter = who if _count(state, who) > 0 else _next(state, who)
-    palifico, used = False, state.palifico_used
-    if rules.palifico and loser and _count(state, loser) == 1 and loser not in used:
-        palifico, used = True, (*used, loser)
-        if rules.palifico_opener == "palifico_player":
-            starter = loser
-    news = (
-        *state.news,
-        f"{starter} opens round {state.round + 1}" + (" (palifico)" if palifico else ""),
-    )
-    return replace(
-        state,
-        phase="bidding",
-        round=state.round + 1,
-        starter=starter,
-        turn=starter,
-        bids=(),
-        caller=None,
-        spot_on_call=False,
-        palifico=palifico,
-        palifico_used=used,
-        news=news,
-    )
-
-
-def _lineup(state: GordsState, order: tuple[str, ...]) -> GordsState:
-    if state.round != 1 or state.bids or state.phase != "bidding":
-        raise IllegalActionError("G-3: the seating and first bidder are set before the first bid")
-    if sorted(order) != sorted(state.players):
-        raise IllegalActionError(
-            f"G-3: the lineup must name every player once: {', '.join(state.players)}"
-        )
-    return replace(
-        state,
-        players=order,
-        starter=order[0],
-        turn=order[0],
-        news=(f"{order[0]} opens the first round",),
-    )

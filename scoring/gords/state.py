@@ -1,6 +1,6 @@
 """Gords state: frozen values and their exact JSON form.
 
-The rules live in :mod:`scoring.gords.game`.
+The rules live in :mod:`scoring.gords.play`.
 """
 
 from __future__ import annotations

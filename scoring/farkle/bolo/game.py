@@ -16,23 +16,35 @@ straight after a roll is accepted only when the roll has exactly one legal keep 
 BOLO stays on the pad until the next action, so that a sloppy-die re-roll (B16) or the
 Yahtzee clause (B13, a ``reroll`` with reason ``"yahtzee"``) can still apply; every view
 already shows it settled.
+
+This module is the Game protocol (what the table may do and waits for, the high-roll wall,
+the JSON); the house rules are :mod:`~scoring.farkle.bolo.rules`, the frozen state
+:mod:`~scoring.farkle.bolo.state`, and how a turn ends :mod:`~scoring.farkle.bolo.play`.
 """
 
 from __future__ import annotations
 
 import itertools
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass, field, replace
-from functools import lru_cache
-from typing import Any, Literal
+from dataclasses import replace
+from typing import Any
 
 from scoring.actions import Action, Bank, End, Keep, Lineup, Reroll, Roll, SetRule
 from scoring.errors import IllegalActionError, RulesError
-from scoring.farkle.combos import Combo, ComboTable, NonScoring
+from scoring.farkle.bolo.play import (
+    after_five,
+    apply_order,
+    bank,
+    may_bank_points,
+    reroll_order,
+    settle,
+    yahtzee_ready,
+)
+from scoring.farkle.bolo.rules import DICE, IDS, HouseRules, cocked_rule, minimum, table
+from scoring.farkle.bolo.state import State, TurnRecord
+from scoring.farkle.combos import ComboTable
 from scoring.farkle.game import FarkleGame
 from scoring.farkle.turn import (
-    RuleIds,
-    Step,
     Turn,
     apply_keep,
     apply_reroll,
@@ -44,429 +56,10 @@ from scoring.farkle.turn import (
     words,
 )
 from scoring.game import Expecting, Game, Highlight, n_dice
-from scoring.rules import house_rule, parse_rules, rules_to_json
+from scoring.rules import parse_rules, rules_to_json
 
-DICE = 5
 #: A single roll or a banked turn worth at least this goes to the high-roll wall.
 HIGHLIGHT_MIN = 1000
-HIT_EVERY = 1000  #: B-8: one bong hit per 1000 points of a turn
-
-IDS = RuleIds(keep="B-2", hot="B-4", cocked="B-9/B16", cocked_option="bolo.sloppy_dice")
-
-
-@dataclass(frozen=True)
-class HouseRules:
-    """Every Bolo ambiguity of RULES.md 2.2 (B1-B17) with its default."""
-
-    start_order: str = house_rule(
-        "lineup",
-        "B-1: who starts: the players as listed or set with a line-up (the table rolls for it "
-        "off the books), or one die each on the pad, highest starts, clockwise from there",
-        ("lineup", "roll"),
-    )
-    start_order_ties: str = house_rule(
-        "reroll", "B1: tied start rolls: the tied players roll again", ("reroll",)
-    )
-    four_of_a_kind: str = house_rule(
-        "double_triple",
-        "B2: four of a kind = 2 x the triple (four 1s 2000), or triple plus a single",
-        ("double_triple", "triple_plus_single"),
-    )
-    five_ones_wins_instantly: bool = house_rule(False, "B3: keeping five 1s wins the game at once")
-    non_scoring_die: str = house_rule(
-        "face_count_lt_3",
-        "B4: a non-scoring die (to stop) is a 2/3/4/6 showing fewer than three times, or any "
-        "2/3/4/6 not counted",
-        ("face_count_lt_3", "player_choice"),
-    )
-    all_scoring_roll_takes_all: bool = house_rule(
-        True, "B5: when every rolled die scores, all must be kept and five rolled again"
-    )
-    full_house_distinct_pair: bool = house_rule(
-        True, "B6: a full house needs a pair of another face (five of a kind is not one)"
-    )
-    below_min_may_pass: bool = house_rule(
-        True, "B9: a player below the minimum may stop; the turn scores nothing"
-    )
-    entry_min: int = house_rule(650, "B10: points in one turn to get on the board")
-    take_min: int = house_rule(350, "B10: minimum turn to take once on the board")
-    take_min_7000: int = house_rule(750, "B10: minimum turn with a board of 7000 or more")
-    take_min_9000: int = house_rule(1000, "B10: minimum turn with a board of 9000 or more")
-    target: int = house_rule(10000, "B-7/B11: board score that wins", range=(50, 1000000))
-    final_round: bool = house_rule(
-        False, "B11: after a player reaches the target every other player has one more turn"
-    )
-    final_round_ties: str = house_rule(
-        "sudden_death",
-        "B11 (final_round): players tied for the top board after the final turns each take one "
-        "more turn, in seating order, until one of them leads (sudden_death), or share the win "
-        "(shared)",
-        ("sudden_death", "shared"),
-    )
-    hits_on: str = house_rule(
-        "banked_turn",
-        "B12: bong hits count on banked, tallied turns only, or on every turn total",
-        ("banked_turn", "turn_total_even_if_bolo"),
-    )
-    yahtzee_clause: bool = house_rule(
-        True, "B13: kept three/four of a 2/3/4/6 and the rest rolled the same face: re-roll them"
-    )
-    yahtzee_rerolls: int = house_rule(1, "B13: Yahtzee-clause re-rolls per cycle (0 = unlimited)")
-    van_halen: bool = house_rule(
-        True, "B14: a board of exactly van_halen_score earns a bonus bong hit"
-    )
-    van_halen_score: int = house_rule(5150, "B14: the Van Halen board score")
-    high_roller_min: int = house_rule(5000, "B15: a roll (or turn) worth this signs the pad")
-    high_roller_on: str = house_rule(
-        "roll",
-        "B15: what must be worth high_roller_min to sign the pad: a single roll, or a banked "
-        "turn's total",
-        ("roll", "turn_total"),
-    )
-    sloppy_dice: str = house_rule(
-        "reroll_offending",
-        "B16/C1: off-pad or cocked dice: re-roll only them, or every die just rolled",
-        ("reroll_offending", "reroll_all_just_rolled"),
-    )
-    rule_overrides: str = house_rule(
-        "per_game", "B17: a vote changes a rule for the rest of this game only", ("per_game",)
-    )
-
-
-@lru_cache(maxsize=64)
-def table(rules: HouseRules = HouseRules()) -> ComboTable:
-    """The combination table of B-3 under these house rules (B2, B4-B6)."""
-    combos = [Combo.single(1, 100), Combo.single(5, 50)]
-    for face in range(1, 7):
-        triple = 1000 if face == 1 else 100 * face
-        combos.append(Combo.of_a_kind(face, 3, triple))
-        if rules.four_of_a_kind == "double_triple":
-            combos.append(Combo.of_a_kind(face, 4, 2 * triple))
-        combos.append(Combo.of_a_kind(face, 5, 10000 if face == 1 else 5000))
-    for face in range(1, 7):
-        for pair in range(1, 7):
-            if pair != face or not rules.full_house_distinct_pair:
-                dice = (face,) * 3 + (pair,) * 2
-                combos.append(Combo.made_of(f"full house {words(dice)}", dice, 500))
-    combos.append(Combo.made_of("straight 1-5", (1, 2, 3, 4, 5), 1000))
-    combos.append(Combo.made_of("straight 2-6", (2, 3, 4, 5, 6), 1000))
-    non_scoring: NonScoring = (
-        "player_choice" if rules.non_scoring_die == "player_choice" else "face_count_lt_3"
-    )
-    return ComboTable(
-        "bolo",
-        DICE,
-        tuple(combos),
-        all_scoring_takes_all=rules.all_scoring_roll_takes_all,
-        stop_rule="non_scoring_left",
-        non_scoring=non_scoring,
-    )
-
-
-def minimum(rules: HouseRules, board: int, on_board: bool) -> int:
-    """The least turn that is tallied, from the board at the start of the turn (B10)."""
-    if not on_board:
-        return rules.entry_min
-    if board >= 9000:
-        return rules.take_min_9000
-    if board >= 7000:
-        return rules.take_min_7000
-    return rules.take_min
-
-
-TurnStatus = Literal["banked", "bolo", "passed"]
-
-
-@dataclass(frozen=True)
-class TurnRecord:
-    """One finished turn: ``points`` made (lost on a BOLO), ``tallied`` onto the board."""
-
-    player: str
-    points: int
-    status: TurnStatus
-    tallied: int
-    hits: int
-    board: int
-    minimum: int
-    steps: tuple[Step, ...] = ()
-    notes: tuple[str, ...] = ()
-
-    def to_json(self) -> dict[str, Any]:
-        return {
-            "player": self.player,
-            "points": self.points,
-            "status": self.status,
-            "tallied": self.tallied,
-            "hits": self.hits,
-            "board": self.board,
-            "minimum": self.minimum,
-            "steps": [s.to_json() for s in self.steps],
-            "notes": list(self.notes),
-        }
-
-    @staticmethod
-    def from_json(obj: Any) -> TurnRecord:
-        status = obj["status"]
-        if status not in ("banked", "bolo", "passed"):
-            raise ValueError(f"unknown turn status {status!r}")
-        return TurnRecord(
-            str(obj["player"]),
-            int(obj["points"]),
-            status,
-            int(obj["tallied"]),
-            int(obj["hits"]),
-            int(obj["board"]),
-            int(obj["minimum"]),
-            tuple(Step.from_json(s) for s in obj["steps"]),
-            tuple(obj["notes"]),
-        )
-
-
-@dataclass(frozen=True)
-class State:
-    """A whole Bolo game (immutable)."""
-
-    rules: HouseRules
-    players: tuple[str, ...]
-    boards: tuple[int, ...]
-    on_board: tuple[bool, ...]
-    hits: tuple[int, ...]
-    current: int = 0
-    turn: Turn = field(default_factory=Turn)
-    turns: tuple[TurnRecord, ...] = ()
-    overrides: tuple[tuple[str, Any], ...] = ()
-    final_turns: int | None = None
-    over: bool = False
-    winners: tuple[str, ...] = ()
-    reason: str = ""
-    order: tuple[int, ...] = ()  #: B-1 order roll under way: the players rolling this round
-    order_faces: tuple[int, ...] = ()  #: ... the faces they rolled so far, in that order
-    tied: tuple[int, ...] = ()  #: B11 sudden death under way: the tied players, in turn order
-
-    @property
-    def player(self) -> str:
-        return self.players[self.current]
-
-    def minimum(self) -> int:
-        i = self.current
-        return minimum(self.rules, self.boards[i], self.on_board[i])
-
-
-def _n_turns(n: int) -> str:
-    """ "1 turn", "23 turns"."""
-    return "1 turn" if n == 1 else f"{n} turns"
-
-
-def _set(values: tuple[Any, ...], i: int, value: Any) -> tuple[Any, ...]:
-    return (*values[:i], value, *values[i + 1 :])
-
-
-def _decide(state: State, why: str) -> State:
-    best = max(state.boards)
-    leaders = tuple(p for p, b in zip(state.players, state.boards, strict=True) if b == best)
-    return replace(state, over=True, winners=leaders, reason=why, turn=Turn(), tied=())
-
-
-def _end_final_round(state: State) -> State:
-    """The final turns (or a sudden-death round) are over: the top board wins. Players tied
-    at the top take one more turn each under ``final_round_ties = sudden_death`` (B11), in
-    seating order from the next seat, as often as it takes; otherwise they share the win."""
-    best = max(state.boards)
-    n = len(state.players)
-    tied = tuple(
-        sorted(
-            (j for j, b in enumerate(state.boards) if b == best),
-            key=lambda j: (j - state.current) % n,
-        )
-    )
-    if len(tied) > 1 and state.rules.final_round_ties == "sudden_death":
-        return replace(state, tied=tied, final_turns=len(tied), current=tied[0])
-    names = " and ".join(state.players[j] for j in tied)
-    if state.tied:
-        why = f"{names} won the sudden death with {best} (B11)"
-    else:
-        why = "every other player had a final turn"
-        if len(tied) > 1:
-            why += f": {names} share the win on {best} (B11)"
-    return _decide(state, why)
-
-
-def _finish_turn(state: State, record: TurnRecord) -> State:
-    """Write the turn down, pass the dice, check the end (B-7, B11)."""
-    i = state.current
-    state = replace(
-        state,
-        boards=_set(state.boards, i, record.board),
-        hits=_set(state.hits, i, state.hits[i] + record.hits),
-        on_board=_set(state.on_board, i, state.on_board[i] or record.tallied > 0),
-        turns=(*state.turns, record),
-        current=(i + 1) % len(state.players),
-        turn=Turn(),
-    )
-    rules = state.rules
-    if state.final_turns is not None:
-        left = state.final_turns - 1
-        if left <= 0:
-            return _end_final_round(replace(state, final_turns=0))
-        if state.tied:  # sudden death: only the tied players play
-            return replace(state, final_turns=left, current=state.tied[-left])
-        return replace(state, final_turns=left)
-    if record.board >= rules.target:
-        why = f"{record.player} reached {rules.target} with {record.board}"
-        others = len(state.players) - 1
-        if not rules.final_round or not others:  # a solo game has nobody to give a final turn
-            if not others:
-                why += f" (solo game, in {_n_turns(len(state.turns))})"
-            return replace(state, over=True, winners=(record.player,), reason=why)
-        state = replace(state, final_turns=others)
-    return state
-
-
-def _turn_hits(rules: HouseRules, points: int, tallied: bool) -> int:
-    if tallied or rules.hits_on == "turn_total_even_if_bolo":
-        return points // HIT_EVERY
-    return 0
-
-
-def yahtzee_ready(state: State) -> bool:
-    """B13: the kept dice of this cycle are three or four of one face 2/3/4/6, kept from one
-    roll, and the blown roll shows only that face; re-rolls left."""
-    turn, rules = state.turn, state.rules
-    if turn.phase != "blown" or not rules.yahtzee_clause:
-        return False
-    if rules.yahtzee_rerolls and turn.clause_rerolls >= rules.yahtzee_rerolls:
-        return False
-    kept = turn.kept
-    return (
-        len(turn.cycle_steps()) == 1
-        and len(kept) in (3, 4)
-        and len(set(kept)) == 1
-        and kept[0] in (2, 3, 4, 6)
-        and set(turn.roll) == {kept[0]}
-    )
-
-
-def _settle_order(state: State) -> State:
-    """A round of the order roll every contender has rolled (B-1): the highest starts, and
-    play goes clockwise (the listed order) from there; tied players roll again (B1). Like a
-    BOLO it stands until the next action, so the last die can still be re-rolled if cocked."""
-    if not state.order or len(state.order_faces) < len(state.order):
-        return state
-    best = max(state.order_faces)
-    tied = tuple(p for p, f in zip(state.order, state.order_faces, strict=True) if f == best)
-    if len(tied) == 1:
-        return replace(state, order=(), order_faces=(), current=tied[0])
-    return replace(state, order=tied, order_faces=(), current=tied[0])
-
-
-def _apply_order(state: State, action: Action) -> State:
-    """An action while the order is rolled for: one die each (or a line-up, or the end)."""
-    if type(action) is Roll:
-        if len(action.dice) != 1:
-            raise IllegalActionError(
-                f"B-1: the order of play is one die each; {state.player} rolled {len(action.dice)}"
-            )
-        faces = (*state.order_faces, action.dice[0])
-        nxt = state.order[len(faces)] if len(faces) < len(state.order) else state.current
-        return replace(state, order_faces=faces, current=nxt)
-    raise IllegalActionError(
-        f"B-1: first the order of play: {state.player} rolls one die (or set a line-up)"
-    )
-
-
-def _reroll_order(state: State, action: Reroll) -> State:
-    """A cocked or sloppy order die is thrown again: the last one rolled is taken back."""
-    if action.dice and tuple(action.dice) != state.order_faces[-1:]:
-        raise IllegalActionError(f"B-1: the last order die rolled was a {state.order_faces[-1]}")
-    faces = state.order_faces[:-1]
-    return replace(state, order_faces=faces, current=state.order[len(faces)])
-
-
-def _settle(state: State) -> State:
-    """Apply a pending BOLO (the roll stood until the next action; see scoring.farkle.turn), or a
-    finished round of the order roll."""
-    state = _settle_order(state)
-    if state.turn.phase != "blown" or state.over:
-        return state
-    turn, i = state.turn, state.current
-    notes = ("bolo after five of a kind",) if _after_five(turn.steps) else ()
-    record = TurnRecord(
-        state.player,
-        turn.points,
-        "bolo",
-        0,
-        _turn_hits(state.rules, turn.points, False),
-        state.boards[i],
-        state.minimum(),
-        turn.steps,
-        notes,
-    )
-    return _finish_turn(state, record)
-
-
-def _after_five(steps: tuple[Step, ...]) -> bool:
-    return bool(steps) and any(c.startswith("five ") for c in steps[-1].combos)
-
-
-def _bank(state: State, *, win: bool = False) -> State:
-    turn, rules, i = state.turn, state.rules, state.current
-    least = state.minimum()
-    board = state.boards[i]
-    notes: list[str] = []
-    if turn.points < least and not win:
-        if not rules.below_min_may_pass:
-            raise IllegalActionError(
-                f"B9 (below_min_may_pass=false): {turn.points} is below the minimum of "
-                f"{least}; keep rolling"
-            )
-        record = TurnRecord(
-            state.player,
-            turn.points,
-            "passed",
-            0,
-            _turn_hits(rules, turn.points, False),
-            board,
-            least,
-            turn.steps,
-            (f"below the minimum of {least}: not tallied",),
-        )
-        return _finish_turn(state, record)
-    board += turn.points
-    hits = _turn_hits(rules, turn.points, True)
-    if rules.van_halen and board == rules.van_halen_score:
-        hits += 1
-        notes.append(f"Van Halen: exactly {board}")
-    if win:
-        notes.append("five 1s win at once")
-    record = TurnRecord(
-        state.player,
-        turn.points,
-        "banked",
-        turn.points,
-        hits,
-        board,
-        least,
-        turn.steps,
-        tuple(notes),
-    )
-    state = _finish_turn(state, record)
-    if win and not state.over:
-        state = replace(
-            state, over=True, winners=(record.player,), reason=f"{record.player} kept five 1s"
-        )
-    return state
-
-
-def _may_bank_points(state: State, keeping: int = 0) -> bool:
-    """B9: a bank below the minimum is a pass, refused when passing is off. ``keeping``: the
-    points of the sole keep a bank straight after a roll takes first (they count too)."""
-    return state.rules.below_min_may_pass or state.turn.points + keeping >= state.minimum()
-
-
-def _cocked(rules: HouseRules) -> Literal["reroll_offending", "reroll_all_just_rolled"]:
-    if rules.sloppy_dice == "reroll_all_just_rolled":
-        return "reroll_all_just_rolled"
-    return "reroll_offending"
 
 
 class Bolo(FarkleGame[State, HouseRules]):
@@ -503,14 +96,14 @@ class Bolo(FarkleGame[State, HouseRules]):
     # -- play ----------------------------------------------------------------------------
     def apply(self, state: State, action: Action) -> State:
         if isinstance(action, Reroll) and state.order_faces:
-            return _reroll_order(state, action)
+            return reroll_order(state, action)
         if isinstance(action, Reroll) and state.turn.phase in ("keep", "blown"):
             return self._apply_reroll(state, action)
-        state = _settle(state)
+        state = settle(state)
         if state.over:
             raise IllegalActionError("B-7: the game is over")
         if state.order and not isinstance(action, Lineup | End | SetRule):
-            return _apply_order(state, action)
+            return apply_order(state, action)
         turn = state.turn
         tbl = table(state.rules)
         if type(action) is Roll:  # a Reveal is Gords' (a Roll subclass)
@@ -519,7 +112,7 @@ class Bolo(FarkleGame[State, HouseRules]):
             turn = apply_keep(turn, action.dice, DICE, tbl, IDS)
             state = replace(state, turn=turn)
             if state.rules.five_ones_wins_instantly and "five 1s" in turn.steps[-1].combos:
-                return _bank(state, win=True)
+                return bank(state, win=True)
             return state
         if isinstance(action, Bank):
             return self._apply_bank(state, tbl)
@@ -559,7 +152,8 @@ class Bolo(FarkleGame[State, HouseRules]):
                 clause_rerolls=state.turn.clause_rerolls + 1,
             )
             return replace(state, turn=turn)
-        return replace(state, turn=apply_reroll(state.turn, action.dice, _cocked(state.rules), IDS))
+        turn = apply_reroll(state.turn, action.dice, cocked_rule(state.rules), IDS)
+        return replace(state, turn=turn)
 
     def _apply_bank(self, state: State, tbl: ComboTable) -> State:
         why = "B-5: choose which dice to keep before stopping"
@@ -575,7 +169,7 @@ class Bolo(FarkleGame[State, HouseRules]):
             raise IllegalActionError(
                 "B-4: a player may stop only with a non-scoring die left to pick up"
             )
-        return _bank(state)
+        return bank(state)
 
     def _apply_rule(self, state: State, action: SetRule) -> State:
         current = rules_to_json(state.rules)
@@ -596,7 +190,7 @@ class Bolo(FarkleGame[State, HouseRules]):
             out.append(Reroll(()))
             if yahtzee_ready(state):
                 out.append(Reroll(state.turn.roll, "yahtzee"))
-        settled = _settle(state)
+        settled = settle(state)
         if settled.over:
             return out
         turn = settled.turn
@@ -604,9 +198,9 @@ class Bolo(FarkleGame[State, HouseRules]):
             options = roll_score(turn, table(settled.rules)).options
             out.extend(Keep(o.keep) for o in options)
             sole = options[0] if len(options) == 1 else None
-            if sole is not None and sole.may_stop and _may_bank_points(settled, sole.points):
+            if sole is not None and sole.may_stop and may_bank_points(settled, sole.points):
                 out.append(Bank())
-        elif turn.phase == "decide" and turn.may_stop and _may_bank_points(settled):
+        elif turn.phase == "decide" and turn.may_stop and may_bank_points(settled):
             out.append(Bank())
         if not settled.turns and not turn.started:
             out.append(Lineup(settled.players))
@@ -618,7 +212,7 @@ class Bolo(FarkleGame[State, HouseRules]):
             n = len(state.turn.roll)
             text = f"{state.player}: Yahtzee clause! re-roll the {n} {state.turn.roll[0]}s"
             return Expecting(state.player, "reroll", n, text)
-        settled = _settle(state)
+        settled = settle(state)
         if settled.over:
             return Expecting(None, "none", 0, f"Game over: {settled.reason}")
         if settled.order:
@@ -657,14 +251,14 @@ class Bolo(FarkleGame[State, HouseRules]):
         if (
             type(action) is Roll
             and turn.phase == "blown"
-            and _after_five(turn.steps)
+            and after_five(turn.steps)
             and not yahtzee_ready(after)
         ):  # B-10: the roll that BOLOs right after a five of a kind signs the pad too
             text = f"{after.player} BOLOed right after five of a kind ({words(turn.roll)})"
             out.append(Highlight("high_roller", after.player, turn.points, turn.roll, text))
         if not isinstance(action, Keep | Bank) or isinstance(action, Reroll):
             return tuple(out)
-        settled = _settle(before)
+        settled = settle(before)
         prior = settled.turn.steps
         banked = after.turns[-1] if len(after.turns) > len(settled.turns) else None
         steps = banked.steps if banked is not None else after.turn.steps
@@ -691,7 +285,7 @@ class Bolo(FarkleGame[State, HouseRules]):
         return tuple(out)
 
     # -- the hooks of FarkleGame ----------------------------------------------------------
-    _settled = staticmethod(_settle)
+    _settled = staticmethod(settle)
     _table = staticmethod(table)
 
     def _scores(self, settled: State) -> dict[str, int]:
@@ -768,14 +362,4 @@ class Bolo(FarkleGame[State, HouseRules]):
 GAME = Bolo()
 _PROTOCOL_CHECK: Game[State] = GAME  # mypy proves Bolo implements the Game protocol
 
-__all__ = [
-    "DICE",
-    "GAME",
-    "Bolo",
-    "HouseRules",
-    "State",
-    "TurnRecord",
-    "minimum",
-    "table",
-    "yahtzee_ready",
-]
+__all__ = ["GAME", "Bolo"]
