@@ -33,7 +33,7 @@ from flask import Flask
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from server_app import ticking_clock
-from werkzeug.routing import Rule
+from werkzeug.routing import IntegerConverter, Rule
 
 from scoring import games
 from scoring.actions import action_from_json
@@ -269,6 +269,8 @@ def attacks(app: Flask, data: st.DataObject) -> Attack:
             ids = [r.id for r in dicepad(app).records.wall(include_hidden=True, limit=20)]
             real, junk_id = _pick(data, [*ids, "nope"]), data.draw(st.text(min_size=1))
             values[name] = real if _often(data, 6) else junk_id
+        elif isinstance(getattr(rule, "_converters", {}).get(name), IntegerConverter):
+            values[name] = data.draw(st.integers(0, 2**40))  # <int:...> (the teaching page's)
         else:  # static files and anything added later
             values[name] = data.draw(st.sampled_from(["dicepad.css", "../app.py"]) | st.text())
     junk = None
