@@ -28,11 +28,11 @@ import numpy as np
 
 from hardware.clock import REAL_CLOCK
 from hardware.frames import FrameSource
-from server.feed import Feed
+from server.feed.hub import Feed
 from server.health import Health
-from server.pad_script import ScriptedSource, ThrowPlan, ThrowScript
-from server.pad_service import PadService, Reader, vision_reader
-from server.pad_truth import reading_from_truth, source_truth
+from server.pad.script import ScriptedSource, ThrowPlan, ThrowScript
+from server.pad.service import PadService, Reader, vision_reader
+from server.pad.truth import reading_from_truth, source_truth
 from server.store import Store
 from server.tables import TableService
 from vision.reading import Pad, Reading

@@ -32,7 +32,7 @@ from datetime import UTC, datetime
 from pathlib import Path
 
 from scoring.actions import Action, action_from_json
-from server.feed import Feed
+from server.feed.hub import Feed
 from server.store import Store
 from server.tables import TableService
 

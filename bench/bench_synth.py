@@ -377,7 +377,7 @@ def print_stacks_at_the_pad(stacks: Sequence[tuple[bool, bool]]) -> None:
     only with that many dice read (a die hidden under another leaves one fewer: "re-roll"), so
     a stacked die goes unnoticed only when it is not flagged *and* its throw reads the right
     count. (Not on a throw after a keep: there the count tells the keep, see
-    ``server.pad_decide``.)"""
+    ``server.pad.decide``.)"""
     n = len(stacks)
     flagged = sum(f for f, _ in stacks)
     caught = sum(f or m for f, m in stacks)

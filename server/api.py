@@ -20,10 +20,10 @@ from scoring.rules import describe_rules
 from server import bodies
 from server.auth import NotAuthenticatedError
 from server.errors import BodyError
-from server.feed import live_view
-from server.feed_waitress import waitress_sink
-from server.pad_service import EXTENSION as PAD_EXTENSION
-from server.pad_service import PadService
+from server.feed.hub import live_view
+from server.feed.waitress import waitress_sink
+from server.pad.service import EXTENSION as PAD_EXTENSION
+from server.pad.service import PadService
 from server.services import dicepad
 
 bp = Blueprint("api", __name__, url_prefix="/api")
@@ -188,7 +188,7 @@ def jpeg_response(jpeg: bytes, *, cache_control: str) -> Response:
 @bp.get("/tables/<table_id>/events")
 def events(table_id: str) -> Response:
     """Server-sent events: catch-up after ``Last-Event-ID``, the table now, then live
-    (under waitress written by the feed's one writer thread, :mod:`server.feed_writer`)."""
+    (under waitress written by the feed's one writer thread, :mod:`server.feed.writer`)."""
     d = dicepad()
     raw = request.headers.get("Last-Event-ID", request.args.get("last_event_id"))
     last: int | None = None
@@ -215,7 +215,7 @@ def pad_photo(table_id: str) -> bytes | None:
 
 def pad_answer(table_id: str, view: Mapping[str, Any]) -> AbstractContextManager[None]:
     """Apply the answer to the pad's question inside this: the dice of the throw asked about
-    are taught to the house set with the answer's values (``server.pad_house``)."""
+    are taught to the house set with the answer's values (``server.pad.house``)."""
     service = current_app.extensions.get(PAD_EXTENSION)
     house = service.house if isinstance(service, PadService) else None
     notice = (view.get("pad") or {}).get("notice")

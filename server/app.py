@@ -13,11 +13,12 @@ from datetime import timedelta
 from flask import Flask, current_app, request
 from werkzeug.exceptions import RequestEntityTooLarge
 
-from server import api, errors, pad_api, pages
+from server import api, errors, pages
 from server.auth import SESSION_SECONDS, FailureLimiter, PinAuth, load_or_create_secret
 from server.config import Config
-from server.feed import Feed
+from server.feed.hub import Feed
 from server.health import Health
+from server.pad import api as pad_api
 from server.records import Records
 from server.services import EXTENSION, Dicepad
 from server.store import Store

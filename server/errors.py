@@ -16,7 +16,7 @@ from werkzeug.exceptions import HTTPException
 
 from scoring.errors import IllegalActionError, MalformedActionError, RulesError
 from server.auth import AuthError, LockedOutError
-from server.feed import FeedFullError
+from server.feed.hub import FeedFullError
 from server.records import RecordNotFoundError
 from server.store import StoreError
 from server.tables import SnapshotError, UnknownTableError

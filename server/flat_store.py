@@ -7,7 +7,7 @@ took two rolls to learn again. The samples are only good for the pad and frame s
 measured in, so the file records which: another calibration, or another camera mode, finds
 nothing to reuse. The file is a convenience: a missing, stale or damaged one is ignored (and a
 damaged one reported), never an error. It is rewritten only when it matters
-(``server.pad_service.FLAT_RESAVE``): an SD card wears with every write.
+(``server.pad.service.FLAT_RESAVE``): an SD card wears with every write.
 """
 
 from __future__ import annotations
@@ -20,7 +20,7 @@ from pathlib import Path
 log = logging.getLogger(__name__)
 
 FLAT_FILE = "flat_dice.json"
-"""Beside the pad file (``server.pad_service.PAD_FILE``)."""
+"""Beside the pad file (``server.pad.service.PAD_FILE``)."""
 
 PadKey = tuple[float, tuple[int, int]]
 """What the samples were measured against: the pad file's modification time and the frame

@@ -12,7 +12,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
-from server.feed import Feed
+from server.feed.hub import Feed
 from server.store import Store
 
 

@@ -13,7 +13,7 @@ from flask import Flask, current_app
 
 from server.auth import PinAuth
 from server.config import Config
-from server.feed import Feed
+from server.feed.hub import Feed
 from server.health import Health
 from server.records import Records
 from server.store import Store

@@ -48,7 +48,7 @@ from scoring.errors import IllegalActionError, MalformedActionError
 from scoring.game import Game, Highlight
 from scoring.history import apply_logged
 from scoring.rules import parse_rules, rules_to_json
-from server.feed import Feed, Sink, Stream, live_view, sse
+from server.feed.hub import Feed, Sink, Stream, live_view, sse
 from server.records import record_rows, replay_with_records, taken_back_by
 from server.stamp import engine_stamp
 from server.standing import Standing, last_roll, resolve
@@ -671,7 +671,7 @@ class TableService:
     def _publish(self, live: _Live, event: EventRow, highlights: tuple[Highlight, ...]) -> Applied:
         """Broadcast the entry and the table's view (already refreshed); called with the
         table's lock held, so the feed carries events in log order. The message is encoded
-        once for every phone, and its state is :func:`~server.feed.live_view` (history cut to
+        once for every phone, and its state is :func:`~server.feed.hub.live_view` (history cut to
         the last round): bounded however long the game."""
         entry = entry_json(event)
         live_entry = entry | {"highlights": [h.to_json() for h in highlights]}

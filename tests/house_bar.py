@@ -17,10 +17,10 @@ from server_app import make_app
 
 from hardware.clock import ManualClock
 from hardware.frames import make_frame
-from server.pad_api import attach
-from server.pad_house import HOUSE_DIR, PadHouse
-from server.pad_service import PadService, Throw
-from server.pad_truth import reading_from_truth
+from server.pad.api import attach
+from server.pad.house import HOUSE_DIR, PadHouse
+from server.pad.service import PadService, Throw
+from server.pad.truth import reading_from_truth
 from server.services import dicepad
 from vision import synth
 from vision.house import HouseSet, load_set

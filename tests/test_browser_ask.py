@@ -1,7 +1,7 @@
 """The pad's question answered on a phone (issue 31, "one tap to answer"), in headless
 Chromium (Debian's ``chromium``, driven by Python Playwright) at 390 x 844.
 
-A real app on a loopback port with a real :class:`~server.pad_service.PadService` (not
+A real app on a loopback port with a real :class:`~server.pad.service.PadService` (not
 started: the test hands it each settled frame). The frame is a rendered throw of five white
 dice (``tests/settled_rolls.py``); the reader is the edge faked here: it reports the
 renderer's truth with one die made unsure (value None and its two best guesses), or with a die
@@ -32,9 +32,9 @@ from werkzeug.serving import make_server
 from hardware.frames import Frame
 from server.app import create_app
 from server.config import Config
-from server.pad_api import attach
-from server.pad_service import PadService
-from server.pad_truth import reading_from_truth
+from server.pad.api import attach
+from server.pad.service import PadService
+from server.pad.truth import reading_from_truth
 from server.services import dicepad
 from vision.reading import DieFlag, DieReading, Pad, Reading
 

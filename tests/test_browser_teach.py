@@ -1,7 +1,7 @@
 """The teaching page on the PIN holder's phone ("Teach the house dice", Vision IV), in headless
 Chromium (Debian's ``chromium``, driven by Python Playwright) at 390 x 844.
 
-A real app on a loopback port with a real :class:`~server.pad_service.PadService` (not started:
+A real app on a loopback port with a real :class:`~server.pad.service.PadService` (not started:
 the test hands it the settled frame) and house worker; no game in play. The frame is a rendered
 throw of five white dice (``tests/settled_rolls.py``), read from the renderer's truth with the 6
 made unsure. The page must show each die's crop and the big face buttons inside the screen; a tap
@@ -28,10 +28,10 @@ from werkzeug.serving import make_server
 from hardware.frames import Frame
 from server.app import create_app
 from server.config import Config
-from server.pad_api import attach
-from server.pad_house import HOUSE_DIR, PadHouse
-from server.pad_service import PadService
-from server.pad_truth import reading_from_truth
+from server.pad.api import attach
+from server.pad.house import HOUSE_DIR, PadHouse
+from server.pad.service import PadService
+from server.pad.truth import reading_from_truth
 from server.services import dicepad
 from vision.house import load_set
 from vision.reading import DieFlag, Pad, Reading

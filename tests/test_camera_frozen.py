@@ -27,7 +27,7 @@ from hardware.pacing import Pacer
 from hardware.picamera2_source import Picamera2Source
 from hardware.sources import SourceOpener
 from hardware.supervisor import CameraState, CameraStatus, CameraSupervisor
-from server.pad_script import ScriptedSource
+from server.pad.script import ScriptedSource
 
 
 def images(folder: Path, n: int = 5) -> Path:

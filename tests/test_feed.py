@@ -8,7 +8,7 @@ import time
 import pytest
 from server_app import sse_events
 
-from server.feed import KEEPALIVE, Feed, FeedFullError, Stream, sse
+from server.feed.hub import KEEPALIVE, Feed, FeedFullError, Stream, sse
 
 
 def test_sse_formats_one_event_on_single_lines() -> None:

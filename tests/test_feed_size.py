@@ -19,7 +19,7 @@ from server_app import read_events, sse_events
 
 from scoring import games
 from scoring.actions import Action, Reveal, Roll
-from server.feed import HISTORY, Subscription, live_view
+from server.feed.hub import HISTORY, Subscription, live_view
 from server.services import dicepad
 from server.tables import TableService
 

@@ -23,7 +23,7 @@ from waitress.server import create_server
 from server.app import create_app
 from server.cli.serve import EXTRA_CONNECTIONS, EXTRA_THREADS, OUTBUF_HIGH_WATERMARK
 from server.config import Config
-from server.feed_waitress import waitress_sink
+from server.feed.waitress import waitress_sink
 from server.services import dicepad
 
 PIN = "2468"

@@ -1,9 +1,9 @@
 """The pad service: settled throws to game actions, end to end and as pure decisions.
 
 Real games, a real TableService on a temporary SQLite store, the real settle detector; the
-camera is a scripted synthetic pad (:mod:`server.pad_script`) on the ManualClock, so minutes of
+camera is a scripted synthetic pad (:mod:`server.pad.script`) on the ManualClock, so minutes of
 camera trouble run in milliseconds. Dice are read from the renderer's ground truth
-(:mod:`server.pad_truth`), and additionally by the vision reader when its models are installed.
+(:mod:`server.pad.truth`), and additionally by the vision reader when its models are installed.
 """
 
 from __future__ import annotations
@@ -36,10 +36,10 @@ from scoring.actions import Bank, Bid, Call, Keep, Reroll, Roll, Stand, Undo
 from scoring.errors import IllegalActionError
 from server.app import create_app
 from server.config import Config
-from server.feed import Feed
+from server.feed.hub import Feed
 from server.health import Health
-from server.pad_api import attach, start_pad_service
-from server.pad_decide import (
+from server.pad.api import attach, start_pad_service
+from server.pad.decide import (
     UNSURE_FLAG,
     Decision,
     NoticeKind,
@@ -47,9 +47,9 @@ from server.pad_decide import (
     dice_wanted,
     split_standing,
 )
-from server.pad_script import ScriptedSource, ThrowPlan, ThrowScript
-from server.pad_service import PadService, encode_snapshot, vision_reader
-from server.pad_truth import reading_from_truth, source_truth
+from server.pad.script import ScriptedSource, ThrowPlan, ThrowScript
+from server.pad.service import PadService, encode_snapshot, vision_reader
+from server.pad.truth import reading_from_truth, source_truth
 from server.services import dicepad
 from server.store import Store
 from server.tables import TableService
@@ -1015,7 +1015,7 @@ def test_the_flat_size_file_is_written_when_it_matters_not_every_roll(
 
     from hardware.frames import Frame
     from server.flat_store import FLAT_FILE
-    from server.pad_service import FLAT_RESAVE_ROLLS
+    from server.pad.service import FLAT_RESAVE_ROLLS
     from vision.pad import save_pad
 
     rig = rigs([])
@@ -1105,7 +1105,7 @@ def test_the_learnt_flat_size_outlives_a_restart(
     assert pad.flat_side_px is None
 
 
-# P5 -- pad_decide.py: a cocked die at a Gords reveal is checked on the phone, never logged
+# P5 -- pad/decide.py: a cocked die at a Gords reveal is checked on the phone, never logged
 
 
 def test_a_cocked_die_at_a_gords_reveal_asks_the_phone() -> None:
@@ -1121,7 +1121,7 @@ def test_a_cocked_die_at_a_gords_reveal_asks_the_phone() -> None:
     assert d.notice.kind is NoticeKind.CONFIRM
 
 
-# P8 -- pad_decide.py split_standing: a standing die showing another face was disturbed
+# P8 -- pad/decide.py split_standing: a standing die showing another face was disturbed
 
 
 def test_a_standing_die_that_turned_over_means_a_full_rethrow() -> None:
@@ -1130,7 +1130,7 @@ def test_a_standing_die_that_turned_over_means_a_full_rethrow() -> None:
     assert split_standing((die(4, 10.0), die(5, 60.0), die(3, 200.0)), standing) is None
 
 
-# PS4, PS5 -- pad_service.py: driven with settled frames and a scripted reader
+# PS4, PS5 -- pad/service.py: driven with settled frames and a scripted reader
 
 
 class _Reader:

@@ -2,7 +2,7 @@
 the last throw (with its photo when the table must check it), re-roll requests with the roll's
 snapshot, and the PIN holder's "put this table on the pad".
 
-A real :class:`~server.pad_service.PadService` (not started: the tests hand it the settled
+A real :class:`~server.pad.service.PadService` (not started: the tests hand it the settled
 frame) decides on dice readings given directly; the reader is the edge faked here, as the
 camera is in the pad service's own tests.
 """
@@ -33,8 +33,8 @@ from hardware.frames import Frame
 from hardware.supervisor import CameraState, CameraStatus
 from server.app import create_app
 from server.config import Config
-from server.pad_api import attach
-from server.pad_service import PadService
+from server.pad.api import attach
+from server.pad.service import PadService
 from server.pages import ask, board
 from server.services import dicepad
 from vision.reading import DieFlag, DieReading, Pad, Reading
@@ -635,7 +635,7 @@ def test_throws_with_no_table_open_are_logged_once(
 ) -> None:
     """A demo camera throws every few seconds with no game open: the log says so once, not at
     every throw, and again after a table has been played and closed."""
-    caplog.set_level(logging.INFO, logger="server.pad_service")
+    caplog.set_level(logging.INFO, logger="server.pad.service")
 
     def said() -> int:
         return sum("no table is open" in r.getMessage() for r in caplog.records)

@@ -20,7 +20,7 @@ from server_app import ticking_clock
 
 from scoring.actions import Action, Keep, Reroll, Roll, Undo
 from scoring.errors import IllegalActionError
-from server.feed import Feed
+from server.feed.hub import Feed
 from server.pages import board
 from server.records import Records
 from server.store import RecordRow, Store

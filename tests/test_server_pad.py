@@ -6,7 +6,7 @@ from pathlib import Path
 
 from server_app import AUTH, create_table, make_app
 
-from server.pad_api import start_pad_service
+from server.pad.api import start_pad_service
 from server.services import dicepad
 
 SLOW_DEMO = "demo?fps=1"  # no throw settles while the test runs

@@ -19,7 +19,7 @@ from server_app import ticking_clock
 from scoring.actions import Action, Bank, End, Fix, Keep, Roll, Undo, action_from_json
 from scoring.errors import IllegalActionError
 from scoring.history import effective_actions
-from server.feed import Feed
+from server.feed.hub import Feed
 from server.records import Records
 from server.standing import Standing, resolve
 from server.store import Store, TableRow

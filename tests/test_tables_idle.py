@@ -30,8 +30,8 @@ from scoring.rules import parse_rules
 from server.cli import main
 from server.coach_warm import start_coach_warmup
 from server.config import IDLE_HOURS, Config
-from server.feed import Feed
-from server.pad_service import PadService
+from server.feed.hub import Feed
+from server.pad.service import PadService
 from server.services import dicepad
 from server.store import Store, TableHead
 from server.tables import TableService

@@ -22,7 +22,7 @@ from server_app import ticking_clock
 
 from scoring import games
 from scoring.actions import Action, Bid, End, Keep, Reroll, Roll, Undo
-from server.feed import Feed
+from server.feed.hub import Feed
 from server.records import Records
 from server.stamp import engine_stamp, source_files
 from server.store import MIGRATIONS, SCHEMA_VERSION, RecordRow, Store, TableHead

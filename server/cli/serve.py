@@ -35,7 +35,7 @@ EXTRA_CONNECTIONS = 100  #: pollers, API clients and requests in flight beyond t
 #: Per connection. Past it the connection's thread waits, and waitress starts a fresh buffer.
 #: A live-feed phone's thread waits here only while its catch-up goes out (its feed queue
 #: then fills and the phone is dropped); after that its socket is lent to the feed's writer
-#: thread, whose own bound is ``server.feed.MAX_BACKLOG`` (server/feed_writer.py).
+#: thread, whose own bound is ``server.feed.hub.MAX_BACKLOG`` (server/feed/writer.py).
 OUTBUF_HIGH_WATERMARK = 64 * 1024
 
 
@@ -195,7 +195,7 @@ def run(args: argparse.Namespace) -> int:
                 flush=True,
             )
         from server.coach_warm import start_coach_warmup
-        from server.pad_api import start_pad_service
+        from server.pad.api import start_pad_service
 
         coach = start_coach_warmup(app)  # background: the first hints need no solve
 

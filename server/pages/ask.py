@@ -1,7 +1,7 @@
 """The pad's questions answered on the phone: which value an unsure die shows, and which die
 to take away or add when the camera counted one too many or one too few.
 
-The pad service's notice (``view["pad"]["notice"]``, :class:`server.pad_decide.Notice`)
+The pad service's notice (``view["pad"]["notice"]``, :class:`server.pad.decide.Notice`)
 carries the dice read, each asked die's best guesses and its place in the photo, and
 ``wanted``, the size of the roll the phone may log. :func:`question` turns it into what the
 scoreboard draws; :func:`answer` turns the PIN holder's picks into that roll. board.js does

@@ -1,6 +1,6 @@
 """The teaching page, "Teach the house dice" (Vision IV): the PIN holder throws the house dice on
 the pad, confirms or corrects the reader's value of each die with one tap, and the dice join the
-house set (``server.pad_house``); it shows how far the teaching has come and lets one bad example
+house set (``server.pad.house``); it shows how far the teaching has come and lets one bad example
 be taken out.
 
 Only the PIN holder sees it, as with the other change pages: without the session the page sends
@@ -21,8 +21,8 @@ import cv2
 from flask import Response, abort, jsonify, redirect, render_template, request, url_for
 from werkzeug.wrappers import Response as BaseResponse
 
-from server.pad_api import pad_service
-from server.pad_house import PadHouse, TeachThrow
+from server.pad.api import pad_service
+from server.pad.house import PadHouse, TeachThrow
 from server.pages.routes import _error_page, _to_login, bp, logged_in
 from server.pages.security import check_form
 

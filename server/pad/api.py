@@ -1,7 +1,7 @@
 """``/api/pad``: what the camera is doing, which table is on the pad, and the photo of a throw
 the table is asked to confirm. Reading is public; choosing the table needs the PIN.
 
-The running :class:`~server.pad_service.PadService` is ``app.extensions["dicepad_pad"]``
+The running :class:`~server.pad.service.PadService` is ``app.extensions["dicepad_pad"]``
 (set by :func:`attach`); with ``--camera none`` there is none and the endpoints say so.
 """
 
@@ -15,7 +15,7 @@ from werkzeug.exceptions import NotFound
 from server import bodies
 from server.api import jpeg_response, require_pin
 from server.errors import BodyError
-from server.pad_service import EXTENSION, PAD_FILE, PadService
+from server.pad.service import EXTENSION, PAD_FILE, PadService
 
 bp = Blueprint("pad", __name__, url_prefix="/api/pad")
 
@@ -34,8 +34,8 @@ def start_pad_service(app: Flask) -> PadService | None:
     ``SpecError`` for a bad camera spec."""
     from hardware.buttons import ButtonConfig
     from hardware.sources import SourceOpener
-    from server.pad_house import HOUSE_DIR, PadHouse
-    from server.pad_service import vision_reader
+    from server.pad.house import HOUSE_DIR, PadHouse
+    from server.pad.service import vision_reader
     from server.services import dicepad
 
     parts = dicepad(app)

@@ -2,7 +2,7 @@
 
 One loop: :class:`~hardware.supervisor.CameraSupervisor` frames (it survives stalls, errors,
 garbage and unplugged cameras) -> :mod:`vision.settle` on the small grey preview -> on the one
-"settled" frame of a throw: the dice reader -> :func:`server.pad_decide.decide` for the table
+"settled" frame of a throw: the dice reader -> :func:`server.pad.decide.decide` for the table
 on the pad -> :meth:`TableService.apply` with ``source="camera"`` and the frame's JPEG (encoded
 once, each die outlined in the colour of what was read, a flagged one labelled with its flags
 and how sure they are: ``vision.annotate``; the phone shows it with a re-roll or a roll to
@@ -11,7 +11,7 @@ Notices ("cocked dice: re-roll 1 die", "check the roll on the phone") go to the 
 ``pad.notice``; the camera's status to ``pad.camera`` of every table in play (and
 the one on the pad) and to :class:`~server.health.Health`. The bank/undo buttons act on the
 table on the pad with ``source="button"``; the LED shows whether the camera is reading.
-With a :class:`~server.pad_house.PadHouse` the dice of each logged roll and of each question
+With a :class:`~server.pad.house.PadHouse` the dice of each logged roll and of each question
 asked are handed to it as the value network saw them in the raw frame: a fix or an answer
 teaches them to the house set, whose model the reader then reads with. Every settled throw,
 with a table on the pad or none, is handed to it too, for the teaching page (``/house/teach``).
@@ -55,9 +55,9 @@ from scoring.actions import Action, Bank, Roll, Stand, Undo
 from scoring.errors import IllegalActionError
 from server.flat_store import FLAT_FILE, PadKey, load_flat_samples, save_flat_samples
 from server.health import Health
-from server.pad_decide import Decision, Notice, NoticeKind, decide, dice_wanted
-from server.pad_house import PadHouse, thrown_dice
-from server.pad_truth import reading_from_truth, source_truth
+from server.pad.decide import Decision, Notice, NoticeKind, decide, dice_wanted
+from server.pad.house import PadHouse, thrown_dice
+from server.pad.truth import reading_from_truth, source_truth
 from server.store import Store
 from server.tables import TableService, UnknownTableError
 from vision.annotate import annotate
@@ -77,7 +77,7 @@ PAD_TABLE = "pad_table"
 """settings row: the table a phone put on the pad ("" for none), so a restart keeps it."""
 HEARTBEAT_S = 1.0  #: seconds between heartbeats to Health
 HEARTBEAT_TTL_S = 20.0  #: a heartbeat older than this fails the ``pad`` health part
-EXTENSION = "dicepad_pad"  #: the running service in ``app.extensions`` (``pad_api.attach``)
+EXTENSION = "dicepad_pad"  #: the running service in ``app.extensions`` (``server.pad.api.attach``)
 SNAPSHOT_QUALITY = 85  #: JPEG quality of roll snapshots
 SNAPSHOT_BYTES = 1024 * 1024  #: the table service's default snapshot limit
 DEFAULT_SETTLE = SettleParams()
@@ -476,7 +476,7 @@ class PadService:
             demo.wanted = self.dice_wanted
 
     def dice_wanted(self) -> int | None:
-        """How many dice the table on the pad waits for (see :func:`pad_decide.dice_wanted`)."""
+        """How many dice the table on the pad waits for (:func:`~server.pad.decide.dice_wanted`)."""
         table = self.table_on_pad()
         if table is None:
             return None

@@ -4,7 +4,7 @@ Why: with a thread per phone, every action woke every phone's thread, and each t
 turn to push a few bytes through the WSGI server (a convoy that also starved the thread
 answering the POST: p99 200-300 ms at 200 phones), and the server's I/O loop walked every
 held connection on each turn. Here a request thread, once its catch-up has gone out, lends its
-socket to this thread (the server stops polling it, see :class:`server.feed.Sink`) and sleeps.
+socket to this thread (the server stops polling it, see :class:`server.feed.hub.Sink`) and sleeps.
 An action is one command on a queue; this thread sends the message to each socket with one
 non-blocking ``send``, keeps what a socket did not take and sends it when the socket is
 writable, notices a phone hanging up, writes keep-alive comments to quiet connections, and
@@ -31,7 +31,7 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
-    from server.feed import Sink, Subscription
+    from server.feed.hub import Sink, Subscription
 
 log = logging.getLogger(__name__)
 

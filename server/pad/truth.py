@@ -1,6 +1,6 @@
 """Read a synthetic frame from the renderer's ground truth instead of the dice reader.
 
-The demo camera and scripted throws (:mod:`server.pad_script`) know exactly what they drew.
+The demo camera and scripted throws (:mod:`server.pad.script`) know exactly what they drew.
 Turning that truth into a :class:`~vision.reading.Reading` lets the pad service run, be tested
 and be benchmarked on its own (its decisions, its settle timing, its faults), separately from
 the reader's accuracy, and keeps the demo working on an install whose vision models are

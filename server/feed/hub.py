@@ -3,7 +3,7 @@
 Each message is formatted once and its bytes shared by every phone. A new subscriber starts
 with a bounded queue that its request thread drains. Under ``dicepad serve`` (waitress), once
 the request thread has sent the catch-up and the snapshot it lends its connection's socket (a
-:class:`Sink`) to the feed's ONE writer thread (:mod:`server.feed_writer`) and sleeps until
+:class:`Sink`) to the feed's ONE writer thread (:mod:`server.feed.writer`) and sleeps until
 the stream ends: an action then wakes that one thread, which sends the bytes to every phone.
 (A thread per phone woken per action was a GIL convoy: with 200 phones the
 action-to-every-phone p99 was 200-300 ms; ``bench/bench_feed.py``.) Under a WSGI server that
@@ -30,8 +30,8 @@ from collections.abc import Generator, Iterable, Iterator, Mapping
 from dataclasses import dataclass
 from typing import Any, Protocol
 
-from server.feed_writer import KEEPALIVE as KEEPALIVE  # re-exported: part of the feed's API
-from server.feed_writer import FeedWriter
+from server.feed.writer import KEEPALIVE as KEEPALIVE  # re-exported: part of the feed's API
+from server.feed.writer import FeedWriter
 
 RETRY_MS = 2000  #: how soon EventSource reconnects after the stream ends
 _CLOSE = b""  #: queue sentinel: end this stream (dropped, or the server is stopping)

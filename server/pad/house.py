@@ -57,7 +57,7 @@ import numpy as np
 
 from scoring.actions import Fix, Roll, Undo
 from server.health import Health
-from server.pad_decide import split_standing
+from server.pad.decide import split_standing
 from server.standing import Standing, last_roll
 from vision.reading import DieReading, Reading
 
@@ -194,7 +194,7 @@ def pair(read: Sequence[int | None], given: Sequence[int]) -> list[int | None]:
 
 def thrown_dice(reading: Reading, standing: Sequence[DieReading]) -> tuple[DieReading, ...]:
     """The dice of ``reading`` that were thrown (those left standing on the pad for a re-roll
-    the service logged are not), in the order :func:`~server.pad_decide.decide` reads them."""
+    the service logged are not), in the order :func:`~server.pad.decide.decide` reads them."""
     if standing:
         split = split_standing(reading.dice, standing)
         if split is not None:
