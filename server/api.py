@@ -20,7 +20,7 @@ from scoring.rules import describe_rules
 from server import bodies
 from server.auth import NotAuthenticatedError
 from server.errors import BodyError
-from server.feed.hub import live_view
+from server.feed.messages import live_view
 from server.feed.waitress import waitress_sink
 from server.pad.service import EXTENSION as PAD_EXTENSION
 from server.pad.service import PadService

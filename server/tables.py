@@ -48,7 +48,9 @@ from scoring.errors import IllegalActionError, MalformedActionError
 from scoring.game import Game, Highlight
 from scoring.history import apply_logged
 from scoring.rules import parse_rules, rules_to_json
-from server.feed.hub import Feed, Sink, Stream, live_view, sse
+from server.feed.hub import Feed, Stream
+from server.feed.messages import live_view, sse
+from server.feed.subscription import Sink
 from server.records import record_rows, replay_with_records, taken_back_by
 from server.stamp import engine_stamp
 from server.standing import Standing, last_roll, resolve
@@ -671,8 +673,8 @@ class TableService:
     def _publish(self, live: _Live, event: EventRow, highlights: tuple[Highlight, ...]) -> Applied:
         """Broadcast the entry and the table's view (already refreshed); called with the
         table's lock held, so the feed carries events in log order. The message is encoded
-        once for every phone, and its state is :func:`~server.feed.hub.live_view` (history cut to
-        the last round): bounded however long the game."""
+        once for every phone, and its state is :func:`~server.feed.messages.live_view`
+        (history cut to the last round): bounded however long the game."""
         entry = entry_json(event)
         live_entry = entry | {"highlights": [h.to_json() for h in highlights]}
         self._feed.publish(

@@ -8,7 +8,8 @@ import time
 import pytest
 from server_app import sse_events
 
-from server.feed.hub import KEEPALIVE, Feed, FeedFullError, Stream, sse
+from server.feed.hub import Feed, FeedFullError, Stream
+from server.feed.messages import KEEPALIVE, sse
 
 
 def test_sse_formats_one_event_on_single_lines() -> None:

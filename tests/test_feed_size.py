@@ -19,7 +19,8 @@ from server_app import read_events, sse_events
 
 from scoring import games
 from scoring.actions import Action, Reveal, Roll
-from server.feed.hub import HISTORY, Subscription, live_view
+from server.feed.messages import HISTORY, live_view
+from server.feed.subscription import Subscription
 from server.services import dicepad
 from server.tables import TableService
 

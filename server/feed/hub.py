@@ -3,49 +3,39 @@
 Each message is formatted once and its bytes shared by every phone. A new subscriber starts
 with a bounded queue that its request thread drains. Under ``dicepad serve`` (waitress), once
 the request thread has sent the catch-up and the snapshot it lends its connection's socket (a
-:class:`Sink`) to the feed's ONE writer thread (:mod:`server.feed.writer`) and sleeps until
-the stream ends: an action then wakes that one thread, which sends the bytes to every phone.
-(A thread per phone woken per action was a GIL convoy: with 200 phones the
-action-to-every-phone p99 was 200-300 ms; ``bench/bench_feed.py``.) Under a WSGI server that
-cannot lend its connection (Flask's test client, a HEAD) the request thread keeps draining
-its queue.
+:class:`~server.feed.subscription.Sink`) to the feed's ONE writer thread
+(:mod:`server.feed.writer`) and sleeps until the stream ends: an action then wakes that one
+thread, which sends the bytes to every phone. (A thread per phone woken per action was a GIL
+convoy: with 200 phones the action-to-every-phone p99 was 200-300 ms; ``bench/bench_feed.py``.)
+Under a WSGI server that cannot lend its connection (Flask's test client, a HEAD) the request
+thread keeps draining its queue.
 
 A phone that falls behind (its queue full before the hand-over, or more than ``max_backlog``
 bytes its socket has not taken) is dropped, never waited for, and reconnects with
 ``Last-Event-ID`` to catch up from the log. The number of subscribers is bounded because each
 one holds a server thread.
 
-A live ``state`` message is the table's view with the game's history lists cut to their last
-round (:func:`live_view`): its size stays bounded however long the game runs, while the full
-history stays in ``GET /api/tables/<t>`` and in the snapshot every (re)connect starts with.
+This module owns the fan-out: :class:`Feed` (the subscribers per table, publishing, the
+hand-over to the writer) and :class:`Stream` (one SSE response). What is sent is
+:mod:`server.feed.messages`; a subscriber and its connection :mod:`server.feed.subscription`.
 """
 
 from __future__ import annotations
 
-import json
-import queue
 import socket
 import threading
-from collections.abc import Generator, Iterable, Iterator, Mapping
+from collections.abc import Generator, Iterable, Iterator
 from dataclasses import dataclass
-from typing import Any, Protocol
 
-from server.feed.writer import KEEPALIVE as KEEPALIVE  # re-exported: part of the feed's API
+from server.feed.messages import KEEPALIVE
+from server.feed.subscription import CLOSE, Sink, Subscription
 from server.feed.writer import FeedWriter
 
 RETRY_MS = 2000  #: how soon EventSource reconnects after the stream ends
-_CLOSE = b""  #: queue sentinel: end this stream (dropped, or the server is stopping)
 
 
 class FeedFullError(RuntimeError):
     """Every live-feed slot is taken; the client should poll or retry later."""
-
-
-def sse(event: str, data: Any, event_id: int | None = None) -> bytes:
-    """One server-sent event; ``data`` is JSON-encoded on a single line."""
-    head = f"id: {event_id}\n" if event_id is not None else ""
-    body = json.dumps(data, separators=(",", ":"), ensure_ascii=False)
-    return f"{head}event: {event}\ndata: {body}\n\n".encode()
 
 
 #: default bound on a lent connection's bytes that the socket did not take yet (beyond what
@@ -53,164 +43,6 @@ def sse(event: str, data: Any, event_id: int | None = None) -> bytes:
 MAX_BACKLOG = 64 * 1024
 #: how often a request thread looks whether its catch-up has gone out before handing over
 DRAIN_POLL_SECONDS = 0.01
-
-
-class Sink(Protocol):
-    """A phone's connection that the server can lend to the feed's writer thread.
-
-    The request thread sends the response head, catch-up and snapshot the server's usual
-    way; once the server has none of it left to send (``backlog() == 0``) the connection's
-    socket is borrowed: the server stops polling and writing it until it is given back,
-    with the bytes the writer had not sent yet, to end the response as usual.
-    """
-
-    @property
-    def closed(self) -> bool:
-        """The server knows the client has gone."""
-        ...
-
-    def backlog(self) -> int:
-        """Bytes of the response the server still has to send."""
-        ...
-
-    def frame(self, message: bytes) -> bytes:
-        """``message`` as it goes on the wire (e.g. one HTTP/1.1 chunk)."""
-        ...
-
-    def borrow(self) -> socket.socket:
-        """Take the connection from the server's I/O loop; its non-blocking socket."""
-        ...
-
-    def give_back(self, unsent: bytes) -> None:
-        """Return the connection to the server, ``unsent`` to go out first."""
-        ...
-
-
-@dataclass(frozen=True)
-class History:
-    """A list in a game's state JSON that grows for as long as the game is played."""
-
-    path: tuple[str, ...]  #: keys from ``view["state"]`` down to the list
-    #: its entries are turns, so the last round is the last one per seat (else the last one)
-    per_seat: bool = False
-
-
-#: Every game's growing lists (see each game's ``state_to_json``). A live message keeps the
-#: last round of each: You Blew It's last finished round (the round in play is ``this_round``),
-#: Bolo's last turn of every player, Bar Dice's last turn (a horse) and penalty, Gords' last
-#: call. ``pending`` / ``throw.before`` are the exact unsettled states that some positions keep.
-HISTORY: Mapping[str, tuple[History, ...]] = {
-    "you-blew-it": (History(("rounds",)), History(("pending", "rounds"))),
-    "bolo": (History(("turns",), per_seat=True), History(("pending", "turns"), per_seat=True)),
-    "bar-dice": (
-        History(("turns",)),
-        History(("penalties",)),
-        History(("throw", "before", "turns")),
-        History(("throw", "before", "penalties")),
-    ),
-    "gords": (History(("results",)),),
-}
-
-
-def _cut(node: Any, path: tuple[str, ...], keep: int) -> tuple[Any, bool]:
-    """``node`` with the list at ``path`` cut to its last ``keep`` entries, and whether
-    anything was cut; copies only what it changes (the view it reads is shared)."""
-    if not path:
-        if isinstance(node, list) and len(node) > keep:
-            return node[len(node) - keep :], True
-        return node, False
-    if not isinstance(node, dict) or path[0] not in node:
-        return node, False
-    inner, cut = _cut(node[path[0]], path[1:], keep)
-    return ({**node, path[0]: inner}, True) if cut else (node, False)
-
-
-def live_view(view: Mapping[str, Any]) -> dict[str, Any]:
-    """The view a live ``state`` message carries: every key of ``view``, with the game's
-    :data:`HISTORY` lists in ``state`` cut to their last round and ``history_truncated``
-    saying whether anything was cut (the full view is ``GET /api/tables/<t>``)."""
-    state = view.get("state")
-    truncated = False
-    if isinstance(state, dict):
-        seats = len(state.get("players") or state.get("teams") or ()) or 1
-        for history in HISTORY.get(str(view.get("game")), ()):
-            state, cut = _cut(state, history.path, seats if history.per_seat else 1)
-            truncated = truncated or cut
-    out = dict(view)
-    if truncated:
-        out["state"] = state
-    out["history_truncated"] = truncated
-    return out
-
-
-class Subscription:
-    """One connected client: a bounded queue the publisher never blocks on, until the
-    connection is handed to the writer thread (then ``sink`` is set).
-
-    ``queue.SimpleQueue`` (implemented in C) rather than ``queue.Queue``: the lighter
-    wake-up is measurable when many phones are drained by their own threads.
-    """
-
-    def __init__(self, feed: Feed, table_id: str, size: int) -> None:
-        self.feed = feed
-        self.table_id = table_id
-        self.size = size
-        self._queue: queue.SimpleQueue[bytes] = queue.SimpleQueue()
-        self._ended = threading.Event()
-        self.dropped = False
-        #: makes ending the stream and handing its queue over to the writer exclusive
-        self.lock = threading.Lock()
-        #: the connection lent to the writer thread (set under the feed's lock by
-        #: :meth:`Feed.attach`, cleared by :meth:`Feed.release`) and that writer
-        self.sink: Sink | None = None
-        self.writer: FeedWriter | None = None
-
-    @property
-    def ended(self) -> bool:
-        return self._ended.is_set()
-
-    def offer(self, message: bytes) -> bool:
-        """Queue ``message``; ``False`` (and the stream is ended) when the client lags."""
-        if self.dropped or self.ended:
-            return False
-        if self._queue.qsize() >= self.size:
-            self.close(dropped=True)
-            return False
-        self._queue.put(message)
-        return True
-
-    def close(self, *, dropped: bool = False) -> None:
-        """End the stream: whatever is queued is discarded, the reader sees the sentinel."""
-        with self.lock:
-            self.dropped = self.dropped or dropped
-            self._ended.set()
-            self._drain()
-            self._queue.put(_CLOSE)
-
-    def take_queued(self) -> list[bytes]:
-        """Empty the queue into a list, in order (the hand-over to the writer thread)."""
-        with self.lock:
-            return [] if self.ended else self._drain()
-
-    def _drain(self) -> list[bytes]:
-        out = []
-        while True:
-            try:
-                out.append(self._queue.get_nowait())
-            except queue.Empty:
-                return out
-
-    def get(self, timeout: float) -> bytes | None:
-        """The next message, ``None`` after ``timeout`` seconds (time for a keep-alive),
-        or ``_CLOSE``."""
-        try:
-            return self._queue.get(timeout=timeout)
-        except queue.Empty:
-            return None
-
-    def wait_ended(self, timeout: float) -> bool:
-        """Sleep until the stream is ended (``True``) or ``timeout`` seconds pass."""
-        return self._ended.wait(timeout)
 
 
 @dataclass(frozen=True)
@@ -392,7 +224,7 @@ class Stream:
             live = self._sub.get(self._keepalive)
             if live is None:
                 yield KEEPALIVE
-            elif live == _CLOSE:
+            elif live == CLOSE:
                 return
             else:
                 yield live
@@ -407,7 +239,7 @@ class Stream:
         if feed.attach(sub, sink, keepalive_seconds=self._keepalive) is None:
             return
         try:
-            while sub.get(self._keepalive) != _CLOSE and not sub.ended:
+            while sub.get(self._keepalive) != CLOSE and not sub.ended:
                 pass  # the writer ends the stream (a phone gone, lagging) or the feed closes
         finally:
             feed.release(sub)

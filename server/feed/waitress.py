@@ -1,4 +1,4 @@
-"""The live feed's :class:`~server.feed.hub.Sink` for a connection served by waitress.
+"""The live feed's :class:`~server.feed.subscription.Sink` for a connection served by waitress.
 
 Waitress gives each request a worker thread and the WSGI app no handle on its connection; but
 its channel (the connection) is what ``environ["waitress.client_disconnected"]`` is bound to.

@@ -4,7 +4,8 @@ Why: with a thread per phone, every action woke every phone's thread, and each t
 turn to push a few bytes through the WSGI server (a convoy that also starved the thread
 answering the POST: p99 200-300 ms at 200 phones), and the server's I/O loop walked every
 held connection on each turn. Here a request thread, once its catch-up has gone out, lends its
-socket to this thread (the server stops polling it, see :class:`server.feed.hub.Sink`) and sleeps.
+socket to this thread (the server stops polling it, see
+:class:`server.feed.subscription.Sink`) and sleeps.
 An action is one command on a queue; this thread sends the message to each socket with one
 non-blocking ``send``, keeps what a socket did not take and sends it when the socket is
 writable, notices a phone hanging up, writes keep-alive comments to quiet connections, and
@@ -28,15 +29,12 @@ import threading
 import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING
 
-if TYPE_CHECKING:
-    from server.feed.hub import Sink, Subscription
+from server.feed.messages import KEEPALIVE
+from server.feed.subscription import Sink, Subscription
 
 log = logging.getLogger(__name__)
 
-#: the comment written to a quiet stream, so proxies and phones keep the connection open
-KEEPALIVE = b": keep-alive\n\n"
 #: how long a request thread waits for the writer to give its socket back
 RELEASE_TIMEOUT = 5.0
 _READ_CHUNK = 4096
