@@ -18,7 +18,7 @@ from scoring import games
 from scoring.errors import RulesError
 from scoring.rules import describe_rules
 from server import bodies
-from server.auth import NotAuthenticatedError
+from server.auth_errors import NotAuthenticatedError
 from server.errors import BodyError
 from server.feed.messages import live_view
 from server.feed.waitress import waitress_sink

@@ -14,10 +14,11 @@ from flask import Flask, current_app, request
 from werkzeug.exceptions import RequestEntityTooLarge
 
 from server import api, errors, pages
-from server.auth import SESSION_SECONDS, FailureLimiter, PinAuth, load_or_create_secret
+from server.auth import SESSION_SECONDS, PinAuth, load_or_create_secret
 from server.config import Config
 from server.feed.hub import Feed
 from server.health import Health
+from server.limiter import FailureLimiter
 from server.pad import api as pad_api
 from server.records import Records
 from server.services import EXTENSION, Dicepad

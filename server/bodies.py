@@ -18,7 +18,7 @@ from flask import Request
 
 from scoring.actions import ACTION_TYPES, Action, action_from_json
 from server.errors import BodyError
-from server.store import SOURCES
+from server.rows import SOURCES
 
 MAX_NAME = 40
 MAX_PLAYERS = 12

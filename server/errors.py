@@ -15,7 +15,7 @@ from flask import Flask, Response, jsonify, render_template, request
 from werkzeug.exceptions import HTTPException
 
 from scoring.errors import IllegalActionError, MalformedActionError, RulesError
-from server.auth import AuthError, LockedOutError
+from server.auth_errors import AuthError, LockedOutError
 from server.feed.hub import FeedFullError
 from server.records import RecordNotFoundError
 from server.store import StoreError

@@ -19,8 +19,9 @@ from typing import Any
 from scoring.actions import Reroll, Roll
 from scoring.errors import IllegalActionError
 from scoring.game import Game, Highlight
+from server.rows import RecordRow
 from server.standing import Standing, last_roll
-from server.store import RecordRow, Store
+from server.store import Store
 
 HIGH_ROLLER = "high_roller"  #: Bolo's pad honours (a roll of 5,000 or better)
 

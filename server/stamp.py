@@ -1,6 +1,6 @@
 """The stamp of the rules code: what a table's digest is checked against at start.
 
-A digest (:class:`server.store.Digest`) saves a start from replaying a finished table. It may
+A digest (:class:`server.rows.Digest`) saves a start from replaying a finished table. It may
 only stand for a replay if the code that would replay it is the code that made it, so each
 digest carries this stamp: a SHA-256 over the source of everything that derives a table from
 its log (the ``scoring`` package, the standing actions, the records, the table's view). Any

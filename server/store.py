@@ -3,8 +3,9 @@
 The log is the truth. Events are only ever inserted (triggers refuse UPDATE and DELETE), every
 append is one transaction together with everything derived from it, and the database runs in
 WAL mode with ``synchronous=FULL``: a power cut loses at most the write in flight, never the
-database. The schema is created and migrated here (``PRAGMA user_version``). Beside the log
-it keeps derived data, always replaceable from it: the record wall and the digests of
+database. The schema is migrated here at open (``PRAGMA user_version``; the migrations are
+:mod:`server.schema`, the values read and written :mod:`server.rows`). Beside the log it keeps
+derived data, always replaceable from it: the record wall and the digests of
 finished tables (what a start would otherwise replay them for).
 
 One connection serves the process behind a lock: writes are serialised anyway, and the reads
@@ -18,182 +19,15 @@ import sqlite3
 import threading
 from collections.abc import Iterable, Iterator, Mapping, Sequence
 from contextlib import contextmanager
-from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-SOURCES: tuple[str, ...] = ("camera", "phone", "button", "replay")
-
-# Each entry migrates from version i to i + 1; never edit a shipped entry, append a new one.
-MIGRATIONS: tuple[tuple[str, ...], ...] = (
-    (
-        """CREATE TABLE tables (
-            id TEXT PRIMARY KEY,
-            game TEXT NOT NULL,
-            setup TEXT NOT NULL CHECK (json_valid(setup)),
-            rules TEXT NOT NULL CHECK (json_valid(rules)),
-            created TEXT NOT NULL,
-            ended TEXT
-        )""",
-        """CREATE TABLE events (
-            table_id TEXT NOT NULL REFERENCES tables(id),
-            seq INTEGER NOT NULL CHECK (seq >= 1),
-            at TEXT NOT NULL,
-            source TEXT NOT NULL CHECK (source IN ('camera', 'phone', 'button', 'replay')),
-            type TEXT NOT NULL,
-            payload TEXT NOT NULL CHECK (json_valid(payload)),
-            PRIMARY KEY (table_id, seq)
-        ) WITHOUT ROWID""",
-        """CREATE TRIGGER events_no_update BEFORE UPDATE ON events
-           BEGIN SELECT RAISE(ABORT, 'the event log is append-only'); END""",
-        """CREATE TRIGGER events_no_delete BEFORE DELETE ON events
-           BEGIN SELECT RAISE(ABORT, 'the event log is append-only'); END""",
-        """CREATE TABLE snapshots (
-            table_id TEXT NOT NULL,
-            seq INTEGER NOT NULL,
-            jpeg BLOB NOT NULL,
-            PRIMARY KEY (table_id, seq),
-            FOREIGN KEY (table_id, seq) REFERENCES events(table_id, seq)
-        ) WITHOUT ROWID""",
-        # Derived from the standing actions; rebuilt per table on undo/fix and at start.
-        """CREATE TABLE records (
-            id TEXT PRIMARY KEY,
-            table_id TEXT NOT NULL REFERENCES tables(id),
-            seq INTEGER NOT NULL,
-            game TEXT NOT NULL,
-            kind TEXT NOT NULL,
-            player TEXT NOT NULL,
-            points INTEGER NOT NULL,
-            dice TEXT NOT NULL,
-            text TEXT NOT NULL,
-            at TEXT NOT NULL,
-            snapshot_seq INTEGER
-        )""",
-        "CREATE INDEX records_by_game ON records (game, kind, points DESC)",
-        "CREATE INDEX records_by_table ON records (table_id)",
-        # Not derived: the PIN holder's decision survives every rebuild of ``records``.
-        """CREATE TABLE hidden_records (
-            id TEXT PRIMARY KEY,
-            at TEXT NOT NULL
-        )""",
-        "CREATE TABLE settings (name TEXT PRIMARY KEY, value TEXT NOT NULL)",
-    ),
-    (
-        # Derived, like ``records``: what the replay of a finished table gave (its table-list
-        # summary), stamped with the rules code (``engine``) and the last event (``seq``) it
-        # was derived from, so that a start need not replay the table while both still match.
-        """CREATE TABLE table_digests (
-            table_id TEXT PRIMARY KEY REFERENCES tables(id),
-            engine TEXT NOT NULL,
-            seq INTEGER NOT NULL,
-            summary TEXT NOT NULL CHECK (json_valid(summary))
-        ) WITHOUT ROWID""",
-    ),
-    (
-        # The PIN holder's logged-in sessions, so that logging out ends a session for good,
-        # copies of its cookie included: ``id`` is the SHA-256 of the random token the cookie
-        # carries (the file alone gives no live cookie), ``version`` the PIN version it logged
-        # in at, ``expires`` seconds since the epoch.
-        """CREATE TABLE sessions (
-            id TEXT PRIMARY KEY,
-            version INTEGER NOT NULL,
-            expires REAL NOT NULL
-        ) WITHOUT ROWID""",
-    ),
-    (
-        # A hide is for the record it was made on: what that record said, so that a fixed
-        # roll (which keeps its record's id: the same log position) is judged afresh, and an
-        # undone fix brings the hidden one back hidden. NULLs: a record gone when this came,
-        # hidden by id alone as before.
-        "ALTER TABLE hidden_records ADD COLUMN kind TEXT",
-        "ALTER TABLE hidden_records ADD COLUMN player TEXT",
-        "ALTER TABLE hidden_records ADD COLUMN points INTEGER",
-        "ALTER TABLE hidden_records ADD COLUMN dice TEXT",
-        """UPDATE hidden_records SET (kind, player, points, dice) =
-           (SELECT kind, player, points, dice FROM records r WHERE r.id = hidden_records.id)""",
-    ),
-)
-SCHEMA_VERSION = len(MIGRATIONS)
+from server.rows import SOURCES, Digest, EventRow, RecordRow, TableHead, TableRow
+from server.schema import MIGRATIONS, SCHEMA_VERSION
 
 
 class StoreError(RuntimeError):
     """The database cannot be used (newer schema, unreadable file)."""
-
-
-@dataclass(frozen=True)
-class TableRow:
-    id: str
-    game: str
-    setup: dict[str, Any]  #: ``{"players": [...]}`` or ``{"teams": {...}}``
-    rules: dict[str, Any]
-    created: str
-    ended: str | None = None
-
-
-@dataclass(frozen=True)
-class EventRow:
-    table_id: str
-    seq: int
-    at: str
-    source: str
-    type: str
-    payload: dict[str, Any]  #: the action's JSON
-    snapshot: bool = False  #: a JPEG of the roll is stored with it
-
-
-@dataclass(frozen=True)
-class RecordRow:
-    """One line on the high-roll wall; ``id`` is stable across rebuilds."""
-
-    id: str
-    table_id: str
-    seq: int
-    game: str
-    kind: str
-    player: str
-    points: int
-    dice: tuple[int, ...]
-    text: str
-    at: str
-    snapshot_seq: int | None = None
-    hidden: bool = False
-
-    def to_json(self) -> dict[str, Any]:
-        return {
-            "id": self.id,
-            "table": self.table_id,
-            "seq": self.seq,
-            "game": self.game,
-            "kind": self.kind,
-            "player": self.player,
-            "points": self.points,
-            "dice": list(self.dice),
-            "text": self.text,
-            "at": self.at,
-            "snapshot": self.snapshot_seq,
-            "hidden": self.hidden,
-        }
-
-
-@dataclass(frozen=True)
-class Digest:
-    """What replaying a finished table derived (``summary``, its line in the table list) and
-    from what: the rules code (``engine``, a stamp of its source) and the log up to ``seq``.
-    It stands for a replay only while both still match; it is never the truth."""
-
-    table_id: str
-    engine: str
-    seq: int
-    summary: dict[str, Any]
-
-
-@dataclass(frozen=True)
-class TableHead:
-    """A table as a start sees it: its row, its last event's seq (0: none), its digest."""
-
-    row: TableRow
-    last_seq: int
-    digest: Digest | None = None
 
 
 def _dumps(obj: object) -> str:

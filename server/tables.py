@@ -15,7 +15,7 @@ up for ever, from costing anything: the pad service and the coach look at the ta
 
 At start :meth:`TableService.load` replays the log of every table in play and derives its
 records again. A finished or idle table is not replayed when its digest
-(:class:`server.store.Digest`) was made by the rules code running now
+(:class:`server.rows.Digest`) was made by the rules code running now
 (:func:`server.stamp.engine_stamp`) from its whole log (its last seq), and, for a game not
 over, when the table is still idle now: it is held *dormant*, its line in the table list taken
 from the digest and its records left on the wall as they were derived, and it is replayed on
@@ -52,9 +52,10 @@ from server.feed.hub import Feed, Stream
 from server.feed.messages import live_view, sse
 from server.feed.subscription import Sink
 from server.records import record_rows, replay_with_records, taken_back_by
+from server.rows import SOURCES, Digest, EventRow, RecordRow, TableHead, TableRow
 from server.stamp import engine_stamp
 from server.standing import Standing, last_roll, resolve
-from server.store import SOURCES, Digest, EventRow, RecordRow, Store, TableHead, TableRow
+from server.store import Store
 
 log = logging.getLogger(__name__)
 

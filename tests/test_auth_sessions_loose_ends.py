@@ -11,14 +11,9 @@ from pathlib import Path
 import pytest
 from server_app import PIN, FakeMonotonic
 
-from server.auth import (
-    PURGE_SECONDS,
-    RELOGIN_SECONDS,
-    SESSION_SECONDS,
-    FailureLimiter,
-    LockedOutError,
-    PinAuth,
-)
+from server.auth import PURGE_SECONDS, RELOGIN_SECONDS, SESSION_SECONDS, PinAuth
+from server.auth_errors import LockedOutError
+from server.limiter import FailureLimiter
 from server.store import Store
 
 START = 1_800_000_000.0

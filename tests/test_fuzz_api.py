@@ -40,7 +40,7 @@ from scoring.actions import action_from_json
 from scoring.errors import IllegalActionError, MalformedActionError
 from scoring.history import apply_logged, replay
 from server.app import create_app
-from server.auth import LockedOutError
+from server.auth_errors import LockedOutError
 from server.config import Config
 from server.services import dicepad
 

@@ -23,7 +23,8 @@ from scoring.errors import IllegalActionError
 from server.feed.hub import Feed
 from server.pages import board
 from server.records import Records
-from server.store import RecordRow, Store
+from server.rows import RecordRow
+from server.store import Store
 from server.tables import TableService
 
 JPEG = b"\xff\xd8\xff\xe0a-photo-of-the-pad"

@@ -16,16 +16,9 @@ from flask.testing import FlaskClient
 from server_app import AUTH, PIN, FakeMonotonic, csrf_token, login, make_app
 from test_server_api import TEAMS, error
 
-from server.auth import (
-    SCRYPT_AT_ONCE,
-    SESSION_SECONDS,
-    FailureLimiter,
-    LockedOutError,
-    PinAuth,
-    PinHash,
-    WrongPinError,
-    load_or_create_secret,
-)
+from server.auth import SCRYPT_AT_ONCE, SESSION_SECONDS, PinAuth, PinHash, load_or_create_secret
+from server.auth_errors import LockedOutError, WrongPinError
+from server.limiter import FailureLimiter
 from server.services import dicepad
 from server.store import Store
 

@@ -21,8 +21,9 @@ from scoring.errors import IllegalActionError
 from scoring.history import effective_actions
 from server.feed.hub import Feed
 from server.records import Records
+from server.rows import TableRow
 from server.standing import Standing, resolve
-from server.store import Store, TableRow
+from server.store import Store
 from server.tables import SnapshotError, TableClosedError, TableService, UnknownTableError
 
 JPEG = b"\xff\xd8\xff\xe0fake-but-jpeg-shaped"

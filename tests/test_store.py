@@ -14,15 +14,9 @@ from pathlib import Path
 
 import pytest
 
-from server.store import (
-    MIGRATIONS,
-    SCHEMA_VERSION,
-    EventRow,
-    RecordRow,
-    Store,
-    StoreError,
-    TableRow,
-)
+from server.rows import EventRow, RecordRow, TableRow
+from server.schema import MIGRATIONS, SCHEMA_VERSION
+from server.store import Store, StoreError
 
 REPO = Path(__file__).resolve().parent.parent
 
@@ -218,7 +212,8 @@ def test_a_torn_last_write_loses_only_that_write(tmp_path: Path, damage: str) ->
 
 WRITER = """
 import sys
-from server.store import EventRow, Store, TableRow
+from server.rows import EventRow, TableRow
+from server.store import Store
 s = Store(sys.argv[1])
 s.create_table(TableRow("t1", "bolo", {"players": ["A"]}, {}, "x"))
 seq = 0

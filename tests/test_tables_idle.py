@@ -32,8 +32,9 @@ from server.coach_warm import start_coach_warmup
 from server.config import IDLE_HOURS, Config
 from server.feed.hub import Feed
 from server.pad.service import PadService
+from server.rows import TableHead
 from server.services import dicepad
-from server.store import Store, TableHead
+from server.store import Store
 from server.tables import TableService
 from vision.reading import DieReading, Pad, Reading
 

@@ -24,8 +24,10 @@ from scoring import games
 from scoring.actions import Action, Bid, End, Keep, Reroll, Roll, Undo
 from server.feed.hub import Feed
 from server.records import Records
+from server.rows import RecordRow, TableHead
+from server.schema import MIGRATIONS, SCHEMA_VERSION
 from server.stamp import engine_stamp, source_files
-from server.store import MIGRATIONS, SCHEMA_VERSION, RecordRow, Store, TableHead
+from server.store import Store
 from server.tables import TableClosedError, TableService, UnknownTableError
 
 JPEG = b"\xff\xd8\xff\xe0the-pad"

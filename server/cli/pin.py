@@ -35,8 +35,9 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 def run(args: argparse.Namespace) -> int:
     import secrets
 
-    from server.auth import GENERATED_DIGITS, FailureLimiter, PinAuth, validate_pin
+    from server.auth import GENERATED_DIGITS, PinAuth, validate_pin
     from server.config import Config
+    from server.limiter import FailureLimiter
     from server.store import Store, StoreError
 
     try:

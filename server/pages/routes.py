@@ -23,7 +23,7 @@ from scoring.actions import Reveal, Roll
 from scoring.errors import IllegalActionError, RulesError
 from server import bodies
 from server.api import SESSION_KEY, pad_answer, pad_photo
-from server.auth import AuthError, LockedOutError
+from server.auth_errors import AuthError, LockedOutError
 from server.errors import BodyError
 from server.pages import ask, board, coach, forms, links, wall
 from server.pages.cache import render_cache

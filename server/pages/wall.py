@@ -15,7 +15,7 @@ from dataclasses import dataclass
 
 from scoring import games
 from server.records import HIGH_ROLLER, Records
-from server.store import RecordRow
+from server.rows import RecordRow
 
 FORMULA_START = ("=", "+", "-", "@", "\t", "\r")
 CSV_COLUMNS = ("id", "game", "kind", "player", "points", "dice", "text", "at", "table", "hidden")
