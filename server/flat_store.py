@@ -1,7 +1,7 @@
 """The flat-die sizes the pad service has measured, kept on disk beside ``pad.json``.
 
 Why: a die squarely on another is told by its size against the flat dice's
-(``vision.flags.size_cues``), and when it is the only die in view only the size learnt from
+(``vision.flags.size.size_cues``), and when it is the only die in view only the size learnt from
 earlier rolls can judge it. Kept in memory alone, that size was lost with every restart and
 took two rolls to learn again. The samples are only good for the pad and frame size they were
 measured in, so the file records which: another calibration, or another camera mode, finds

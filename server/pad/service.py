@@ -598,7 +598,7 @@ class PadService:
         """Measure the flat dice of a settled roll from their pips: on a fixed camera a flat
         die always looks the same size at a given place, so a die squarely on another -- one
         die nearer, 4-8 % larger -- can be told even when it is the only die in view
-        (``vision.flags.size_cues``). A failure here costs the sample, never the throw."""
+        (``vision.flags.size.size_cues``). A failure here costs the sample, never the throw."""
         try:
             from vision.pipsize import flat_samples, learned_side
 
