@@ -23,8 +23,9 @@ from house_bar import MODELS
 from server_app import AUTH, create_table, login, make_app
 
 from server.pad.api import start_pad_service
-from server.pad.house import HOUSE_DIR, pair
+from server.pad.house import HOUSE_DIR
 from server.pad.service import Throw, vision_reader
+from server.pad.teaching import pair
 from server.pad.truth import reading_from_truth
 from server.pages.ask import question
 from server.services import dicepad
@@ -194,7 +195,7 @@ def test_a_damaged_house_folder_never_stops_the_server(
     folder.mkdir()
     (folder / "examples.npz").write_bytes(b"PK\x03\x04 not a house set")
     app = make_app(tmp_path, camera=SLOW_DEMO)
-    with caplog.at_level(logging.ERROR, logger="server.pad.house"):
+    with caplog.at_level(logging.ERROR, logger="server.pad.worker"):
         pad = start_pad_service(app)
         assert pad is not None
         assert pad.house is not None

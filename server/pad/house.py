@@ -25,8 +25,8 @@ never delayed by a fit, and the reader takes the newest model (:attr:`PadHouse.m
 throw once it is ready. A damaged house folder never fails the start: it is logged, the
 ``house`` health part says why, the reader runs without a house model, and the folder is left
 as it is (nothing is taught into it) for a person to repair or move away. The worker reads the
-folder again whenever its set's file changes under it (:data:`POLL_S`): ``dicepad dice learn``
-or ``forget`` on the running server's folder, or a damaged set repaired.
+folder again whenever its set's file changes under it (:data:`~server.pad.worker.POLL_S`):
+``dicepad dice learn`` or ``forget`` on the running server's folder, or a damaged set repaired.
 
 The teaching page (``/house/teach``, :mod:`server.pages.teach`) teaches on purpose: the pad
 service hands over every throw the camera settles on, whatever table is on the pad or none
@@ -37,187 +37,48 @@ confirms or corrects each die and :meth:`PadHouse.teach` adds them (origin ``lea
 out. How well the house model reads the examples it held back
 (:func:`vision.house.learn.held_back`) is worked out on the worker after a fit while the page
 is in use, and kept for the page (:meth:`PadHouse.progress`): a request never waits for it.
+
+This module is the facade the pad service, the tables and the teaching page talk to, and the
+views it holds for them; the values it hands over and the pairing are in
+:mod:`server.pad.teaching`, the worker that keeps the set and fits its model (the base of
+:class:`PadHouse`) in :mod:`server.pad.worker`.
 """
 
 from __future__ import annotations
 
 import contextlib
-import logging
-import os
 import threading
 import time
-from collections import Counter, OrderedDict
+from collections import OrderedDict
 from collections.abc import Callable, Iterator, Mapping, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-import cv2
 import numpy as np
 
 from scoring.actions import Fix, Roll, Undo
 from server.health import Health
-from server.pad.decide import split_standing
+from server.pad.teaching import Progress, SeenDie, Taught, TeachDie, TeachThrow, crop_of, pair
+from server.pad.worker import HELD, Change, HouseWorker
 from server.standing import Standing, last_roll
 from vision.reading import DieReading, Reading
 
 if TYPE_CHECKING:
-    from vision.house import Example, HouseModel, HouseSet
-    from vision.house.learn import HeldBack
-    from vision.nets import Net
+    from vision.house import Example
     from vision.params import DetectorParams
-
-log = logging.getLogger(__name__)
 
 HOUSE_DIR = "house"  #: the house folder in the data directory
 ROLLS_KEPT = 64
 """Camera (and answered) rolls whose dice views are held for a fix to come: a fix corrects the
 latest standing roll, so a handful per table is plenty."""
 ASKED_KEPT = 16  #: tables whose open question's views are held
-STOP_S = 10.0  #: how long ``stop`` waits for a fit under way
-POLL_S = 10.0
-"""How often the worker looks whether the set's file changed under it (``dicepad dice learn``
-or ``forget`` on the running server's folder, a damaged set repaired): it is then read and
-fitted again."""
 THROWS_KEPT = 8
 """Settled throws held for the teaching page: the one it shows, and those a phone may still
 be answering while the camera settles on the next."""
-CROP_PX = 128  #: a die's crop on the teaching page (JPEG, square): pips a person can count
-CROP_SIDES = 1.8  #: ... cut this many of the die's sides wide around it from the raw frame
-CROP_QUALITY = 90
 RECENT_SHOWN = 12  #: the newest examples the teaching page lists, each with "remove"
 RECENT_FOUND = 64  #: examples whose pictures the page may ask for (a page a little stale)
-WATCH_S = 1800.0
-"""The held-back figure is worked out after each fit while the teaching page was opened
-within this long: a bar that never opens it never pays for it."""
 PAGE_REF = "page/"  #: the ref of an example the teaching page taught: "page/<throw number>"
-
-
-@dataclass(frozen=True)
-class SeenDie:
-    """One die of a throw as the reader saw it: the value it gave (None: asked) and the patch
-    the value network was shown (None: it could not be cut)."""
-
-    value: int | None
-    view: np.ndarray | None
-
-
-@dataclass(frozen=True)
-class TeachDie:
-    """One die of a settled throw for the teaching page: the reader's value (None: asked),
-    its two best guesses, the patch the value network was shown (None: it could not be cut:
-    not taught) and its crop of the raw frame (JPEG; None: none could be cut)."""
-
-    guess: int | None
-    candidates: tuple[tuple[int, float], ...]
-    view: np.ndarray | None
-    crop: bytes | None
-
-
-@dataclass(frozen=True)
-class TeachThrow:
-    """A settled throw held for the teaching page; ``number`` names it (unique over
-    restarts: the wall clock's milliseconds), ``at`` is when it settled (wall clock)."""
-
-    number: int
-    at: float
-    dice: tuple[TeachDie, ...]
-
-
-@dataclass(frozen=True)
-class Taught:
-    """What :meth:`PadHouse.teach` did with a throw: ``examples`` queued, or nothing because
-    the throw was ``before`` taught. ``ticket`` is for :meth:`PadHouse.wait_kept`."""
-
-    number: int
-    examples: int
-    before: bool
-    ticket: int = 0
-
-
-@dataclass(frozen=True)
-class Progress:
-    """What the teaching page shows of the set: examples per value (0: not a die), whether the
-    camera reads with a house model, the held-back figure (None: too few examples to hold any
-    back, or not worked out: ``held_state``), the newest examples."""
-
-    examples: int
-    per_value: dict[int, int]
-    model: bool
-    problem: str | None
-    held: HeldBack | None
-    held_state: str  # "ready", "working" (being worked out), "failed"
-    held_problem: str | None
-    recent: tuple[Example, ...] = field(default=())
-
-
-def crop_of(image: np.ndarray, die: DieReading, *, px: int = CROP_PX) -> bytes:
-    """A square JPEG of ``px`` around ``die`` cut from ``image``, :data:`CROP_SIDES` of its
-    sides wide (past the frame's edge, the edge's pixels repeated)."""
-    side = max(8, round(CROP_SIDES * max(die.size_px, 4.0)))
-    centre = (float(die.center_xy[0]), float(die.center_xy[1]))
-    patch = cv2.getRectSubPix(image, (side, side), centre)
-    shrink = cv2.INTER_AREA if side > px else cv2.INTER_CUBIC
-    patch = cv2.resize(patch, (px, px), interpolation=shrink)
-    ok, buf = cv2.imencode(".jpg", patch, [cv2.IMWRITE_JPEG_QUALITY, CROP_QUALITY])
-    if not ok:
-        raise ValueError("the crop could not be encoded")
-    return bytes(buf)
-
-
-def pair(read: Sequence[int | None], given: Sequence[int]) -> list[int | None]:
-    """The value the player's dice ``given`` teach each die the reader ``read`` (None: not
-    taught). A value the reader gave pairs with its die when the player kept at least as many
-    of it as the reader saw; the remaining dice take the remaining values only when there are
-    as many dice as values in all and the remaining values are all the same (one die left and
-    one value left among them): never a guess."""
-    out: list[int | None] = [None] * len(read)
-    left = Counter(given)
-    by_value: dict[int, list[int]] = {}
-    for i, value in enumerate(read):
-        if value is not None:
-            by_value.setdefault(value, []).append(i)
-    rest = [i for i, value in enumerate(read) if value is None]
-    for value, dice in by_value.items():
-        if left[value] >= len(dice):
-            for i in dice:
-                out[i] = value
-            left[value] -= len(dice)
-        else:  # the reader saw more of it than the player kept: which one was wrong?
-            rest.extend(dice)
-    values = list(left.elements())
-    if rest and len(read) == len(given) and len(set(values)) == 1:
-        for i in rest:
-            out[i] = values[0]
-    return out
-
-
-def thrown_dice(reading: Reading, standing: Sequence[DieReading]) -> tuple[DieReading, ...]:
-    """The dice of ``reading`` that were thrown (those left standing on the pad for a re-roll
-    the service logged are not), in the order :func:`~server.pad.decide.decide` reads them."""
-    if standing:
-        split = split_standing(reading.dice, standing)
-        if split is not None:
-            return split[0]
-    return reading.dice
-
-
-def _seq_of(ref: str, table: str) -> int | None:
-    """The seq in ``ref`` when it names an event of ``table``."""
-    name, _, seq = ref.rpartition("/")
-    return int(seq) if name == table and seq.isdigit() else None
-
-
-@dataclass(frozen=True)
-class _Change:
-    """One change to the set: drop the fixes' and answers' examples of ``table`` whose seq
-    lies in ``drop`` (from, below; None: no bound) and the examples named in ``remove``, then
-    add ``add``."""
-
-    table: str
-    drop: tuple[int, int | None] | None
-    add: tuple[Any, ...] = ()  # vision.house.Example
-    remove: tuple[str, ...] = ()  # example ids
 
 
 @dataclass(frozen=True)
@@ -229,12 +90,7 @@ class _Offer:
     origin: str  # "camera": held for a fix; "answer": taught at once
 
 
-_LOAD = object()
-_STOP = object()
-_HELD = object()  # work out the held-back figure of the set kept now
-
-
-class PadHouse:
+class PadHouse(HouseWorker):
     """The house set in ``folder`` and its model, kept by one worker thread (module docstring).
 
     ``models_dir``: the reader's networks (None: the shipped ones); ``params``: the reader's
@@ -250,83 +106,14 @@ class PadHouse:
         limit: int | None = None,
         wall: Callable[[], float] = time.time,
     ) -> None:
-        from vision.house import MAX_EXAMPLES
-        from vision.params import DetectorParams
-
-        self.folder = Path(folder)
-        self._health = health
-        self._models_dir = models_dir
-        self._params = params or DetectorParams()
-        self._limit = MAX_EXAMPLES if limit is None else limit
         self._wall = wall
-        self._set: HouseSet | None = None  # None until loaded, and for good when damaged
-        self._model: HouseModel | None = None
-        self._net: Net | None = None
-        self._problem: str | None = None
-        self._stamp: tuple[int, int] | None = None  # the set's file as last read or written
         self._book = threading.Lock()  # the views held for fixes and answers
         self._rolls: OrderedDict[tuple[str, int], tuple[SeenDie, ...]] = OrderedDict()
         self._asked: OrderedDict[str, tuple[int, tuple[SeenDie, ...]]] = OrderedDict()
         self._local = threading.local()
-        self._jobs: list[object] = []
-        self._busy = 0  # jobs queued or under way
-        self._wake = threading.Condition()
-        self._thread: threading.Thread | None = None
-        self._closed = False
         self._throws: OrderedDict[int, TeachThrow] = OrderedDict()  # for the teaching page
         self._taught: set[int] = set()  # throws of those the page taught
-        self._changes = 0  # changes queued ...
-        self._kept = 0  # ... and handled by the worker (saved, or refused)
-        self._watched = -1e18  # monotonic: when the teaching page last asked for progress
-        self._held: tuple[HouseSet, HeldBack | None, str | None] | None = None
-        self._held_queued = False
-        self._queue(_LOAD)
-
-    # -- running ----------------------------------------------------------------------------
-
-    def start(self) -> None:
-        """Start the worker (it loads the set and its model first); idempotent."""
-        with self._wake:
-            if self._thread is not None or self._closed:
-                return
-            self._thread = threading.Thread(target=self._run, name="dicepad-house", daemon=True)
-            self._thread.start()
-
-    def stop(self, timeout: float = STOP_S) -> None:
-        """Stop the worker once the changes queued are kept; idempotent."""
-        with self._wake:
-            if self._closed:
-                return
-            self._closed = True
-            self._jobs.append(_STOP)
-            self._busy += 1
-            self._wake.notify_all()
-            thread = self._thread
-        if thread is not None:
-            thread.join(timeout)
-            if thread.is_alive():
-                log.warning("the house worker did not stop within %.1f s", timeout)
-
-    def wait(self, timeout: float = 60.0) -> bool:
-        """Block until every queued change is kept and fitted (tests); False on timeout."""
-        return self._await(lambda: not self._busy, timeout)
-
-    def _await(self, done: Callable[[], bool], timeout: float) -> bool:
-        """Block until ``done()`` (checked under the worker's lock, on each of its wake-ups);
-        False on timeout or with no worker."""
-        deadline = time.monotonic() + timeout
-        with self._wake:
-            while not done():
-                left = deadline - time.monotonic()
-                if left <= 0 or self._thread is None:
-                    return False
-                self._wake.wait(left)
-        return True
-
-    @property
-    def model(self) -> HouseModel | None:
-        """The house model to read with now (None: none fitted, or not yet)."""
-        return self._model
+        super().__init__(folder, health=health, models_dir=models_dir, params=params, limit=limit)
 
     def watch(self, tables: Any) -> None:
         """Learn from ``tables``' fixes, answers and undos (``TableService.on_apply``)."""
@@ -449,13 +236,13 @@ class PadHouse:
                 add.append(Example(die.view, value, "learn", f"{PAGE_REF}{number}", now))
             if add:
                 self._taught.add(number)
-        ticket = self._queue(_Change("", None, tuple(add))) if add else 0
+        ticket = self._queue(Change("", None, tuple(add))) if add else 0
         return Taught(number, len(add), False, ticket)
 
     def forget(self, ids: Sequence[str]) -> int:
         """Take the examples named by ``ids`` out of the set (on the worker); its ticket for
         :meth:`wait_kept`."""
-        return self._queue(_Change("", None, (), tuple(ids)))
+        return self._queue(Change("", None, (), tuple(ids)))
 
     def wait_kept(self, ticket: int, timeout: float) -> bool:
         """Block until the change with ``ticket`` (and every one before it) is kept in the set
@@ -480,7 +267,7 @@ class PadHouse:
             with self._wake:
                 queue, self._held_queued = not self._held_queued, True
             if queue:
-                self._queue(_HELD)
+                self._queue(HELD)
         counts = house.counts() if house is not None else dict.fromkeys(range(7), 0)
         if held is not None and held[2] is not None and fresh:
             state = "failed"
@@ -541,7 +328,7 @@ class PadHouse:
             with self._book:
                 for key in [k for k in self._rolls if k[0] == table and k[1] >= taken]:
                     del self._rolls[key]
-            self._queue(_Change(table, (taken, None)))
+            self._queue(Change(table, (taken, None)))
 
     def _hold(self, table: str, seq: int, dice: tuple[SeenDie, ...]) -> None:
         with self._book:
@@ -572,196 +359,4 @@ class PadHouse:
         )
         drop = None if replacing is None else (replacing, seq)
         if add or drop is not None:
-            self._queue(_Change(table, drop, add))
-
-    # -- the worker ---------------------------------------------------------------------------
-
-    def _queue(self, job: object) -> int:
-        """Queue ``job`` for the worker; the ticket of the last change queued."""
-        with self._wake:
-            if self._closed:
-                return self._changes
-            if isinstance(job, _Change):
-                self._changes += 1
-            self._jobs.append(job)
-            self._busy += 1
-            self._wake.notify_all()
-            return self._changes
-
-    def _run(self) -> None:
-        with contextlib.suppress(AttributeError, OSError):  # Linux: this thread 10 nicer, so
-            # a fit yields the CPU to the camera's thread and the phones' requests
-            me = threading.get_native_id()
-            os.setpriority(os.PRIO_PROCESS, me, min(19, os.getpriority(os.PRIO_PROCESS, me) + 10))
-        while True:
-            with self._wake:
-                if not self._jobs:
-                    self._wake.wait(POLL_S)
-                jobs, self._jobs = self._jobs, []
-            if not jobs:  # a quiet while: has someone changed the folder (dicepad dice)?
-                jobs_here: list[object] = [_LOAD] if self._stamp_now() != self._stamp else []
-                try:
-                    self._work(jobs_here)
-                except Exception:
-                    log.exception("house: the folder could not be read again")
-                continue
-            try:
-                self._work([j for j in jobs if j is not _STOP])
-            except Exception:  # the worker outlives any one change's trouble
-                log.exception("house: a change could not be kept")
-            finally:
-                with self._wake:
-                    self._busy -= len(jobs)
-                    self._wake.notify_all()
-            if _STOP in jobs:
-                return
-
-    def _work(self, jobs: list[object]) -> None:
-        """Apply the queued changes at once: one save and one fit for a burst of them (on the
-        set in the folder now: ``dicepad dice learn`` or ``forget`` may have changed it)."""
-        changes = [j for j in jobs if isinstance(j, _Change)]
-        if _HELD in jobs:
-            with self._wake:
-                self._held_queued = False
-        try:
-            stale = changes and self._stamp_now() != self._stamp
-            loaded = (_LOAD in jobs or bool(stale)) and self._load()
-            if self._set is None:
-                if changes:
-                    log.warning("house: %d change(s) not kept: %s", len(changes), self._problem)
-                return
-            changed = False
-            if changes:
-                from vision.house import save_set
-
-                house = self._set
-                for change in changes:
-                    house = self._changed(house, change)
-                if house.digest() != self._set.digest():
-                    save_set(self.folder, house)
-                    self._set, self._stamp, changed = house, self._stamp_now(), True
-                    log.info("house: %d examples kept in %s", len(house), self.folder)
-        finally:  # kept, or never to be: whoever waits for them may go on
-            if changes:
-                with self._wake:
-                    self._kept += len(changes)
-                    self._wake.notify_all()
-        if changed or loaded:
-            self._fit()
-        watched = time.monotonic() - self._watched < WATCH_S
-        if _HELD in jobs or ((changed or loaded) and watched):
-            self._held_back()
-
-    def _held_back(self) -> None:
-        """Work out how well a house model reads the examples it held back, for the set kept
-        now (the teaching page's figure); once per set."""
-        from vision.house.learn import held_back
-
-        house = self._set
-        if house is None or (self._held is not None and self._held[0] is house):
-            return
-        try:
-            back = held_back(house, self._value_net(), floor=self._params.house_confidence)
-        except Exception as exc:  # no models, an old value network: no figure
-            self._held = (house, None, f"no held-back figure: {exc}")
-            log.warning("house: %s", self._held[2])
-            return
-        self._held = (house, back, None)
-
-    def _changed(self, house: HouseSet, change: _Change) -> HouseSet:
-        if change.remove:
-            house = house.without(ids=change.remove)
-        if change.drop is not None:
-            low, below = change.drop
-            gone = []
-            for e in house.examples:
-                seq = None if e.origin == "learn" else _seq_of(e.ref, change.table)
-                if seq is not None and seq >= low and (below is None or seq < below):
-                    gone.append(e.id)
-            house = house.without(ids=gone)
-        return house.added(change.add, limit=self._limit) if change.add else house
-
-    def _load(self) -> bool:
-        from vision.house import HouseFolderError, load_set
-
-        self._stamp = self._stamp_now()  # read again only once the file changes
-        try:
-            self._set = load_set(self.folder)
-        except HouseFolderError as exc:  # damaged: never the server's start
-            self._set, self._model = None, None
-            self._problem = (
-                f"the house folder {self.folder} is damaged ({exc}): the camera reads without"
-                " the house's dice, and fixes are not kept until it is repaired or moved away"
-            )
-            log.error("house: %s", self._problem)
-            self._report()
-            return False
-        return True
-
-    def _fit(self) -> None:
-        """Fit the house model on the set kept (or take the cached fit) and swap it in."""
-        from vision.house import house_model
-        from vision.house.model import MIN_EXAMPLES
-
-        assert self._set is not None
-        model: HouseModel | None = None
-        self._problem = None
-        if len(self._set) >= MIN_EXAMPLES:
-            try:
-                model = house_model(self.folder, self._value_net())
-            except Exception as exc:  # no models, an old value network: read without it
-                self._problem = f"no house model: {exc}"
-                log.warning("house: %s", self._problem)
-        self._model = model
-        self._report()
-
-    def _stamp_now(self) -> tuple[int, int] | None:
-        """When and how big the set's file is now (None: there is none)."""
-        from vision.house.store import EXAMPLES_FILE
-
-        try:
-            st = (self.folder / EXAMPLES_FILE).stat()
-        except OSError:
-            return None
-        return (st.st_mtime_ns, st.st_size)
-
-    def _value_net(self) -> Net:
-        """The value network for fitting: its own session, so a fit never waits for the
-        reader's lock nor holds it."""
-        if self._net is None:
-            from vision.nets import MODELS_DIR, VALUE_FILE, read_onnx
-
-            folder = MODELS_DIR if self._models_dir is None else Path(self._models_dir)
-            self._net = read_onnx(folder / VALUE_FILE)
-        return self._net
-
-    # -- what it says -------------------------------------------------------------------------
-
-    def status(self) -> dict[str, Any]:
-        """For ``GET /api/pad``: the set's size (examples, per face, not a die), whether a
-        house model reads, and why not when something is wrong."""
-        house, counts = self._set, None
-        if house is not None:
-            counts = house.counts()
-        return {
-            "examples": 0 if house is None else len(house),
-            "per_face": {str(v): 0 if counts is None else counts[v] for v in range(1, 7)},
-            "not_dice": 0 if counts is None else counts[0],
-            "model": self._model is not None,
-            "problem": self._problem,
-        }
-
-    def _report(self) -> None:
-        if self._health is None:
-            return
-        if self._set is None:
-            self._health.report("house", False, self._problem or "not loaded")
-            return
-        faces = self._set.counts()
-        size = f"{len(self._set)} examples ({', '.join(f'{v}: {faces[v]}' for v in range(1, 7))})"
-        if self._problem is not None:
-            self._health.report("house", False, f"{size}; {self._problem}")
-        elif self._model is None:
-            self._health.report("house", True, f"{size}: too few to fit a house model yet")
-        else:
-            self._health.report("house", True, f"{size}: the camera reads with the house model")
+            self._queue(Change(table, drop, add))

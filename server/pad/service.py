@@ -56,7 +56,8 @@ from scoring.errors import IllegalActionError
 from server.flat_store import FLAT_FILE, PadKey, load_flat_samples, save_flat_samples
 from server.health import Health
 from server.pad.decide import Decision, Notice, NoticeKind, decide, dice_wanted
-from server.pad.house import PadHouse, thrown_dice
+from server.pad.house import PadHouse
+from server.pad.teaching import thrown_dice
 from server.pad.truth import reading_from_truth, source_truth
 from server.store import Store
 from server.tables import TableService, UnknownTableError

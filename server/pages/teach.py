@@ -22,7 +22,8 @@ from flask import Response, abort, jsonify, redirect, render_template, request, 
 from werkzeug.wrappers import Response as BaseResponse
 
 from server.pad.api import pad_service
-from server.pad.house import PadHouse, TeachThrow
+from server.pad.house import PadHouse
+from server.pad.teaching import TeachThrow
 from server.pages.routes import _error_page, _to_login, bp, logged_in
 from server.pages.security import check_form
 
