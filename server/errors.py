@@ -19,7 +19,8 @@ from server.auth_errors import AuthError, LockedOutError
 from server.feed.hub import FeedFullError
 from server.records import RecordNotFoundError
 from server.store import StoreError
-from server.tables import SnapshotError, UnknownTableError
+from server.table_values import UnknownTableError
+from server.tables import SnapshotError
 
 log = logging.getLogger(__name__)
 

@@ -22,7 +22,7 @@ log = logging.getLogger(__name__)
 
 SERVER = Path(__file__).resolve().parent
 #: what turns a log into a table's state, records and summary, besides ``scoring``
-DERIVING = ("records.py", "standing.py", "tables.py")
+DERIVING = ("records.py", "standing.py", "table_memory.py", "table_values.py", "tables.py")
 
 
 def source_files() -> list[tuple[str, Path]]:

@@ -27,6 +27,10 @@ A service runs for weeks: tonight's finished games, and old ones someone looked 
 record wall (a look wakes them), would otherwise pile up in memory until the next restart.
 Past ``keep_awake`` finished or idle tables held replayed, the least recently used go dormant
 again on a freshly saved digest (:meth:`TableService._lull`); a later use replays them.
+
+This module is the service and its one path; the tables it holds, their replay, waking and
+sleep are :mod:`server.table_memory` (the base of :class:`TableService`), and the values it
+holds and hands out are :mod:`server.table_values`.
 """
 
 from __future__ import annotations
@@ -34,17 +38,13 @@ from __future__ import annotations
 import dataclasses
 import logging
 import secrets
-import sqlite3
-import threading
-from collections.abc import Callable, Iterator, Mapping, Sequence
-from contextlib import contextmanager
-from dataclasses import dataclass, field
-from datetime import UTC, datetime, timedelta
+from collections.abc import Callable, Mapping, Sequence
+from datetime import datetime, timedelta
 from typing import Any
 
 from scoring import games
-from scoring.actions import Action, End, Fix, Undo, action_from_json
-from scoring.errors import IllegalActionError, MalformedActionError
+from scoring.actions import Action, End, Fix, Undo
+from scoring.errors import IllegalActionError
 from scoring.game import Game, Highlight
 from scoring.history import apply_logged
 from scoring.rules import parse_rules, rules_to_json
@@ -52,10 +52,20 @@ from server.feed.hub import Feed, Stream
 from server.feed.messages import live_view, sse
 from server.feed.subscription import Sink
 from server.records import record_rows, replay_with_records, taken_back_by
-from server.rows import SOURCES, Digest, EventRow, RecordRow, TableHead, TableRow
-from server.stamp import engine_stamp
+from server.rows import SOURCES, EventRow, TableRow
 from server.standing import Standing, last_roll, resolve
 from server.store import Store
+from server.table_memory import TableMemory
+from server.table_values import (
+    Applied,
+    Dormant,
+    Live,
+    ended_at,
+    entry_json,
+    finished,
+    idle,
+    summary,
+)
 
 log = logging.getLogger(__name__)
 
@@ -65,13 +75,6 @@ Applying = Callable[[str, Standing, tuple[Standing, ...], str], object]
 ID_ALPHABET = "23456789abcdefghjkmnpqrstuvwxyz"  # no 0/o, 1/l/i: read aloud, typed on a phone
 ID_LENGTH = 6
 JPEG_MAGIC = b"\xff\xd8\xff"
-#: a table's line in the table list (:meth:`TableService.summaries`): what a digest keeps;
-#: ``last`` is when it was last acted on (its creation while its log is empty)
-SUMMARY_KEYS = ("table", "game", "title", "setup", "created", "ended", "seq", "last")
-
-
-class UnknownTableError(LookupError):
-    """No table has that id (HTTP 404)."""
 
 
 class TableClosedError(IllegalActionError):
@@ -82,109 +85,7 @@ class SnapshotError(ValueError):
     """A roll snapshot that is not a JPEG or is too big."""
 
 
-@dataclass(frozen=True)
-class Applied:
-    """What one accepted action produced: its log entry, the table after it, its records."""
-
-    entry: dict[str, Any]
-    table: dict[str, Any]
-    highlights: tuple[Highlight, ...]
-
-
-@dataclass
-class _Live:
-    """A table in memory: the replay of its log, guarded by its lock."""
-
-    row: TableRow
-    game: Game[Any]
-    start: Any
-    state: Any
-    standing: list[Standing]
-    seq: int
-    ended: str | None
-    last: str  #: the time of its last event (its creation while there is none)
-    problem: str | None = None  #: why the log no longer replays (the table is then closed)
-    #: what the pad service shows with the table (``camera`` status, a ``notice`` about the
-    #: last throw); a ``notice`` is cleared by the next action, whoever sends it
-    pad: dict[str, Any] = field(default_factory=dict)
-    view: dict[str, Any] = field(default_factory=dict)
-    #: ``view`` encoded as the full ``state`` event a (re)connecting phone starts with, made
-    #: once per change (a reconnect storm must not encode the whole history per phone)
-    snapshot: tuple[dict[str, Any], bytes] | None = None
-    lock: threading.Lock = field(default_factory=threading.Lock)
-    used: int = 0  #: the service's use count at its last use (least recently used goes dormant)
-    #: put back to sleep (:meth:`TableService._lull`): a caller who fetched it before must
-    #: fetch the table again, which wakes it anew from the log
-    retired: bool = False
-
-
-@dataclass
-class _Dormant:
-    """A finished or idle table not replayed at start: its row, its game and its line in the
-    table list (from its digest). ``waking`` makes the replay on first use happen once."""
-
-    row: TableRow
-    game: Game[Any]
-    summary: dict[str, Any]
-    waking: threading.Lock = field(default_factory=threading.Lock)
-
-
-def _summary(view: Mapping[str, Any]) -> dict[str, Any]:
-    """A table's line in the table list, from its view."""
-    return {k: view[k] for k in SUMMARY_KEYS} | {
-        "scores": view["state"].get("scores"),
-        "expecting": view["expecting"],
-        "over": view["over"],
-    }
-
-
-def _idle(line: Mapping[str, Any], now: datetime | None, after: timedelta | None) -> bool:
-    """Whether a table's view, summary or digest shows a game not over that nobody has acted
-    on for longer than ``after`` at ``now`` (``None``: nothing is ever idle). A time that
-    does not parse is taken for recent: such a table is replayed, which is always right."""
-    if after is None or now is None or line.get("over"):
-        return False
-    last = _moment(line.get("last"))
-    return last is not None and now - last > after
-
-
-def _moment(text: object) -> datetime | None:
-    """An ISO time as an aware datetime (a naive one is UTC, as the clock's are); ``None``
-    for anything else."""
-    if not isinstance(text, str):
-        return None
-    try:
-        when = datetime.fromisoformat(text)
-    except ValueError:
-        return None
-    return when if when.tzinfo is not None else when.replace(tzinfo=UTC)
-
-
-def _finished(view: Mapping[str, Any]) -> bool:
-    """A game the rules call over (won, or ended with ``end``) whose log replays: it only
-    changes again through an undo or a fix, so its digest may stand for a replay."""
-    return bool(view["over"]) and view["problem"] is None
-
-
-def _new_state(game: Game[Any], row: TableRow) -> Any:
-    setup = row.setup
-    if "teams" in setup:
-        return game.new(teams=setup["teams"], rules=row.rules)
-    return game.new(players=setup["players"], rules=row.rules)
-
-
-def entry_json(event: EventRow) -> dict[str, Any]:
-    """A log entry as the API shows it (``GET .../log``)."""
-    return {
-        "seq": event.seq,
-        "at": event.at,
-        "source": event.source,
-        "action": event.payload,
-        "snapshot": event.snapshot,
-    }
-
-
-class TableService:
+class TableService(TableMemory):
     """Every table: create, read, watch, and the one path to change them."""
 
     def __init__(
@@ -204,232 +105,16 @@ class TableService:
         ``idle_after``: how long a game not over may go untouched before it is idle (``None``:
         never; the clock is then not read for it). ``keep_awake``: how many finished or idle
         tables stay replayed in memory (the tables in play always do)."""
-        if idle_after is not None and idle_after <= timedelta(0):
-            raise ValueError(f"idle_after must be positive, got {idle_after}")
-        if keep_awake < 1:  # the table just used must stay awake for its caller
-            raise ValueError(f"keep_awake must be 1 or more, got {keep_awake}")
-        self._keep_awake = keep_awake
-        self._uses = 0
-        self._store = store
+        super().__init__(
+            store, clock=clock, engine=engine, idle_after=idle_after, keep_awake=keep_awake
+        )
         self._feed = feed
-        self._clock = clock
-        self._idle_after = idle_after
         self._max_snapshot = max_snapshot_bytes
         self._keepalive = keepalive_seconds
-        self._engine = engine_stamp() if engine is None else engine
-        self._lock = threading.Lock()  # guards the dict and the count, never held replaying
-        self._tables: dict[str, _Live | _Dormant] = {}
         self._created: list[Callable[[dict[str, Any]], object]] = []
         self._applied: list[Applying] = []
-        self._replays = 0
-
-    # -- start ----------------------------------------------------------------------------
-
-    def load(self) -> list[str]:
-        """Bring back every table; returns the problems found.
-
-        A finished table with a current digest, or an idle one (idle now) with a current
-        digest, is held dormant (no replay, its records kept); every other table is replayed,
-        its records derived again (only its own: one transaction for all of them) and, when
-        finished or idle, its digest saved. A table whose log no longer replays is kept,
-        closed; one whose game is gone is left out (its records go). Either way the rest of
-        the house carries on, and the log is never touched.
-        """
-        problems: list[str] = []
-        records: dict[str, list[RecordRow]] = {}
-        digests: list[Digest] = []
-        stale: list[str] = []  # digests no longer true of their table (reopened, closed)
-        loaded: dict[str, _Live | _Dormant] = {}
-        heads = self._store.heads()
-        now = self._idle_now() if heads else None
-        for head in heads:
-            row = head.row
-            try:
-                digest = self._current(head, now)
-                if digest is not None:
-                    loaded[row.id] = _Dormant(row, games.find(row.game), digest.summary)
-                    continue
-                live, rows = self._replay(row)
-            except (ValueError, ImportError) as exc:  # an unknown game, a refused line-up
-                problems.append(f"table {row.id} is not loaded: {exc}")
-                records[row.id] = []
-                if head.digest is not None:
-                    stale.append(row.id)
-                continue
-            loaded[row.id] = live
-            records[row.id] = rows
-            if live.problem:
-                problems.append(f"table {row.id}: {live.problem}")
-            if _finished(live.view) or _idle(live.view, now, self._idle_after):
-                digests.append(self._digest(live.view))
-            elif head.digest is not None:
-                stale.append(row.id)
-        self._store.rederive(records, digests=digests, forget=stale)
-        with self._lock:
-            self._tables = loaded
-        self._lull()  # after a rules upgrade every table was replayed
-        return problems
-
-    def _current(self, head: TableHead, now: datetime | None) -> Digest | None:
-        """The table's digest if it stands for a replay: made by this rules code from the
-        whole log as it is now, of a finished game or of one idle at ``now`` (a table played
-        since, or a clock set back, must be in play again: replayed)."""
-        d = head.digest
-        if d is None or d.engine != self._engine or d.seq != head.last_seq:
-            return None
-        if d.summary.get("over") is True or _idle(d.summary, now, self._idle_after):
-            return d
-        return None
-
-    def _digest(self, view: Mapping[str, Any]) -> Digest:
-        return Digest(view["table"], self._engine, view["seq"], _summary(view))
-
-    @property
-    def replays(self) -> int:
-        """How many table logs this service has replayed (at start and on first use)."""
-        with self._lock:
-            return self._replays
-
-    @property
-    def awake(self) -> int:
-        """How many tables are held replayed in memory (the rest are dormant)."""
-        with self._lock:
-            return sum(isinstance(t, _Live) for t in self._tables.values())
-
-    def _replay(self, row: TableRow) -> tuple[_Live, list[RecordRow]]:
-        with self._lock:
-            self._replays += 1
-        events = self._store.events(row.id)
-        problem: str | None = None
-        game = games.find(row.game)
-        start = _new_state(game, row)
-        standing: list[Standing] = []
-        state = start
-        rows: list[RecordRow] = []
-        try:
-            entries = [
-                Standing(e.seq, e.at, action_from_json(e.payload), e.snapshot) for e in events
-            ]
-            standing = resolve(entries)
-            state, rows = replay_with_records(game, row.id, start, standing)
-        except (IllegalActionError, MalformedActionError) as exc:
-            problem = f"the log no longer replays: {exc}"
-            standing, state, rows = [], start, []
-        seq, last = (events[-1].seq, events[-1].at) if events else (0, row.created)
-        live = _Live(row, game, start, state, standing, seq, _ended(standing), last)
-        live.problem = problem
-        live.view = self._view(live)
-        return live, rows
 
     # -- reading --------------------------------------------------------------------------
-
-    def _held(self, table_id: str) -> _Live | _Dormant:
-        with self._lock:
-            held = self._tables.get(table_id)
-            if isinstance(held, _Live):
-                self._uses += 1
-                held.used = self._uses
-        if held is None:
-            raise UnknownTableError(f"no table {table_id!r}")
-        return held
-
-    def _get(self, table_id: str) -> _Live:
-        held = self._held(table_id)
-        return held if isinstance(held, _Live) else self._wake(held)
-
-    @contextmanager
-    def _locked(self, table_id: str) -> Iterator[_Live]:
-        """The table, replayed, with its lock held: a table put back to sleep between the
-        fetch and the lock is fetched (woken) again, so no change lands on a retired copy."""
-        while True:
-            live = self._get(table_id)
-            with live.lock:
-                if not live.retired:
-                    yield live
-                    return
-
-    def _lull(self) -> None:
-        """Put the least recently used finished or idle tables back to sleep, past
-        ``keep_awake`` of them: each on a digest saved now (its line in the table list, and
-        the next start need not replay it either). A table busy right now (its lock taken)
-        is skipped; a closed table (its log no longer replays) stays as it is. Runs after a
-        start, a wake, an action that finishes a game and a new table: a game merely left idle
-        sleeps at the next of those."""
-        now = self._idle_now()
-        with self._lock:
-            asleep = [
-                t
-                for t in self._tables.values()
-                if isinstance(t, _Live)
-                and t.problem is None
-                and (_finished(t.view) or _idle(t.view, now, self._idle_after))
-            ]
-        if len(asleep) <= self._keep_awake:
-            return
-        asleep.sort(key=lambda t: t.used)
-        held: list[tuple[_Live, Digest]] = []
-        try:
-            for live in asleep[: len(asleep) - self._keep_awake]:
-                if not live.lock.acquire(blocking=False):
-                    continue
-                if _finished(live.view) or _idle(live.view, now, self._idle_after):
-                    held.append((live, self._digest(live.view)))
-                else:
-                    live.lock.release()  # taken up again meanwhile
-            if held:
-                try:
-                    self._store.rederive({}, digests=[d for _, d in held])  # one transaction
-                except sqlite3.Error:
-                    # memory is only a cost: the action or look that called this has
-                    # already succeeded, and the tables stay awake until the next try
-                    log.exception("could not save digests to put tables back to sleep")
-                    return
-            with self._lock:
-                for live, digest in held:
-                    if self._tables.get(live.row.id) is live:
-                        self._tables[live.row.id] = _Dormant(live.row, live.game, digest.summary)
-                        live.retired = True
-        finally:
-            for live, _ in held:
-                live.lock.release()
-
-    def _wake(self, dormant: _Dormant) -> _Live:
-        """Replay a dormant table on its first use, once: a second caller waits for the
-        first (on the table's own lock, never the service's) and takes its result.
-
-        The replay derives the records already on the wall, so they are not written again;
-        a replay that finds a problem closes the table (or leaves it out) as :meth:`load`
-        would, takes its records off the wall and drops its digest.
-        """
-        table_id = dormant.row.id
-        with dormant.waking:
-            with self._lock:
-                held = self._tables.get(table_id)
-            if isinstance(held, _Live):
-                return held  # woken meanwhile
-            try:
-                live, _ = self._replay(dormant.row)
-            except (ValueError, ImportError) as exc:
-                log.error("table %s is not loaded: %s", table_id, exc)
-                self._store.rederive({table_id: []}, forget=[table_id])
-                with self._lock:
-                    if self._tables.get(table_id) is dormant:
-                        del self._tables[table_id]
-                raise UnknownTableError(f"table {table_id!r} is not loaded: {exc}") from exc
-            if live.problem is not None:
-                log.error("table %s: %s", table_id, live.problem)
-                self._store.rederive({table_id: []}, forget=[table_id])
-            with self._lock:
-                if self._tables.get(table_id) is dormant:
-                    self._tables[table_id] = live
-                self._uses += 1
-                live.used = self._uses
-        self._lull()
-        return live
-
-    def __contains__(self, table_id: object) -> bool:
-        with self._lock:
-            return table_id in self._tables
 
     def view(self, table_id: str) -> dict[str, Any]:
         """The table as the scoreboard shows it (cached; rebuilt on every change)."""
@@ -457,23 +142,16 @@ class TableService:
             held = list(self._tables.values())
         out = []
         for t in reversed(held):  # held oldest first: a tie (same millisecond) goes to the newer
-            line = t.view if isinstance(t, _Live) else t.summary
-            if not line["over"] and not _idle(line, now, self._idle_after):
+            line = t.view if isinstance(t, Live) else t.summary
+            if not line["over"] and not idle(line, now, self._idle_after):
                 out.append(self._line(t, None))
         out.sort(key=lambda s: s["last"], reverse=True)  # one clock's ISO times; stable
         return out
 
-    def _line(self, held: _Live | _Dormant, now: datetime | None) -> dict[str, Any]:
-        line = _summary(held.view) if isinstance(held, _Live) else dict(held.summary)
-        line["idle"] = _idle(line, now, self._idle_after)
+    def _line(self, held: Live | Dormant, now: datetime | None) -> dict[str, Any]:
+        line = summary(held.view) if isinstance(held, Live) else dict(held.summary)
+        line["idle"] = idle(line, now, self._idle_after)
         return line
-
-    def _idle_now(self) -> datetime | None:
-        """Now, to judge idleness by (``None`` when nothing is ever idle: no clock reading)."""
-        if self._idle_after is None:
-            return None
-        now = self._clock()
-        return now if now.tzinfo is not None else now.replace(tzinfo=UTC)
 
     # The log, a roll's photo and the game come from the store and the row alone: reading
     # them (a photo on the record wall) does not wake a dormant table.
@@ -488,31 +166,6 @@ class TableService:
 
     def game_of(self, table_id: str) -> Game[Any]:
         return self._held(table_id).game
-
-    def _view(self, live: _Live) -> dict[str, Any]:
-        game, state = live.game, live.state
-        state_json = game.state_to_json(state)
-        outcome = game.outcome(state)
-        closed = live.problem is not None
-        return {
-            "table": live.row.id,
-            "game": game.name,
-            "title": game.title,
-            "setup": live.row.setup,
-            "rules": state_json.get("rules", live.row.rules),
-            "created": live.row.created,
-            "ended": live.ended,
-            "problem": live.problem,
-            "seq": live.seq,
-            "last": live.last,
-            "over": outcome is not None or closed,
-            "outcome": outcome.to_json() if outcome is not None else None,
-            "expecting": game.expecting(state).to_json(),
-            "legal": [] if closed else [a.to_json() for a in game.legal_actions(state)],
-            "can_undo": bool(live.standing) and not closed,
-            "pad": dict(live.pad),
-            "state": state_json,
-        }
 
     # -- creating -------------------------------------------------------------------------
 
@@ -541,7 +194,7 @@ class TableService:
                 break
         else:  # pragma: no cover - 31**6 ids
             raise RuntimeError("could not find a free table id")
-        live = _Live(row, game, state, state, [], 0, None, created)
+        live = Live(row, game, state, state, [], 0, None, created)
         live.view = self._view(live)
         with self._lock:
             self._tables[table_id] = live
@@ -580,9 +233,9 @@ class TableService:
     ) -> Applied:
         """Validate ``action`` with the rules engine, append it, update, broadcast.
 
-        Raises :class:`UnknownTableError`, ``IllegalActionError`` (the rule's message; also
-        :class:`TableClosedError`), ``ValueError`` for a bad source or snapshot. Nothing is
-        changed unless the event is safely in the database.
+        Raises :class:`~server.table_values.UnknownTableError`, ``IllegalActionError`` (the
+        rule's message; also :class:`TableClosedError`), ``ValueError`` for a bad source or
+        snapshot. Nothing is changed unless the event is safely in the database.
 
         An action that leaves the game finished (the winning bank, ``end``) saves the table's
         digest in the event's own transaction, so the next start need not replay tonight's
@@ -625,7 +278,7 @@ class TableService:
             event = EventRow(
                 table_id, seq, at, source, action.type, action.to_json(), snapshot is not None
             )
-            ended = _ended(standing)
+            ended = ended_at(standing)
             pad = {k: v for k, v in live.pad.items() if k != "notice"}  # the table moved on
             view = self._view(
                 dataclasses.replace(
@@ -639,7 +292,7 @@ class TableService:
                 replace_records=replace,
                 set_ended=ended != live.ended,
                 ended=ended,
-                digest=self._digest(view) if _finished(view) else None,
+                digest=self._digest(view) if finished(view) else None,
             )
             live.state, live.standing, live.seq, live.ended = after, standing, seq, ended
             live.last = at
@@ -650,7 +303,7 @@ class TableService:
                     listener(table_id, entry, tuple(stood), source)
                 except Exception:  # an observer never fails the action (it is logged)
                     log.exception("an action listener failed")
-        if _finished(view):
+        if finished(view):
             self._lull()
         return applied
 
@@ -671,7 +324,7 @@ class TableService:
         """End the game now: the game's ``end`` action, through the one path (undoable)."""
         return self.apply(table_id, End(), source=source)
 
-    def _publish(self, live: _Live, event: EventRow, highlights: tuple[Highlight, ...]) -> Applied:
+    def _publish(self, live: Live, event: EventRow, highlights: tuple[Highlight, ...]) -> Applied:
         """Broadcast the entry and the table's view (already refreshed); called with the
         table's lock held, so the feed carries events in log order. The message is encoded
         once for every phone, and its state is :func:`~server.feed.messages.live_view`
@@ -685,7 +338,7 @@ class TableService:
         return Applied(entry, live.view, highlights)
 
     @staticmethod
-    def _check_open(live: _Live) -> None:
+    def _check_open(live: Live) -> None:
         if live.problem is not None:
             raise TableClosedError(f"table {live.row.id} is closed: {live.problem}")
 
@@ -718,11 +371,6 @@ class TableService:
             )
         initial.append(cached[1])
         return Stream(sub, initial, keepalive_seconds=self._keepalive, sink=sink)
-
-
-def _ended(standing: Sequence[Standing]) -> str | None:
-    """When the standing ``end`` action was logged (``None`` while the game is on)."""
-    return next((s.at for s in standing if isinstance(s.action, End)), None)
 
 
 def _check_snapshot(snapshot: bytes, limit: int) -> None:

@@ -24,7 +24,8 @@ from server.records import Records
 from server.rows import TableRow
 from server.standing import Standing, resolve
 from server.store import Store
-from server.tables import SnapshotError, TableClosedError, TableService, UnknownTableError
+from server.table_values import UnknownTableError
+from server.tables import SnapshotError, TableClosedError, TableService
 
 JPEG = b"\xff\xd8\xff\xe0fake-but-jpeg-shaped"
 BLOW = Roll((2, 3, 4, 6, 2, 3))  # no scoring die: always legal when six dice are wanted

@@ -28,7 +28,8 @@ from server.rows import RecordRow, TableHead
 from server.schema import MIGRATIONS, SCHEMA_VERSION
 from server.stamp import engine_stamp, source_files
 from server.store import Store
-from server.tables import TableClosedError, TableService, UnknownTableError
+from server.table_values import UnknownTableError
+from server.tables import TableClosedError, TableService
 
 JPEG = b"\xff\xd8\xff\xe0the-pad"
 CLOCK_START = datetime(2026, 11, 23, 20, 0, tzinfo=UTC)
@@ -534,7 +535,13 @@ def test_a_dormant_table_whose_game_is_gone_is_left_out(house: House) -> None:
 def test_the_stamp_covers_the_rules_and_what_derives_from_them() -> None:
     names = {name for name, _ in source_files()}
     assert {"scoring/farkle/bolo/game.py", "scoring/history.py", "scoring/actions.py"} <= names
-    assert {"server/records.py", "server/standing.py", "server/tables.py"} <= names
+    assert {
+        "server/records.py",
+        "server/standing.py",
+        "server/table_memory.py",
+        "server/table_values.py",
+        "server/tables.py",
+    } <= names
     stamp = engine_stamp()
     assert len(stamp) == 64
     assert engine_stamp() == stamp

@@ -60,7 +60,8 @@ from server.pad.house import PadHouse
 from server.pad.teaching import thrown_dice
 from server.pad.truth import reading_from_truth, source_truth
 from server.store import Store
-from server.tables import TableService, UnknownTableError
+from server.table_values import UnknownTableError
+from server.tables import TableService
 from vision.annotate import annotate
 from vision.reading import Pad, Reading
 from vision.settle import SettleParams, SettleState, step

@@ -30,7 +30,7 @@ from server.pages.cache import render_cache
 from server.pages.security import CsrfError, check_form, csrf_token, rotate_csrf_token
 from server.records import RecordNotFoundError
 from server.services import dicepad
-from server.tables import UnknownTableError
+from server.table_values import UnknownTableError
 
 bp = Blueprint("pages", __name__)
 
