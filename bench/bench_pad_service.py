@@ -30,8 +30,9 @@ from hardware.clock import REAL_CLOCK
 from hardware.frames import FrameSource
 from server.feed.hub import Feed
 from server.health import Health
+from server.pad.reading import Reader, vision_reader
 from server.pad.script import ScriptedSource, ThrowPlan, ThrowScript
-from server.pad.service import PadService, Reader, vision_reader
+from server.pad.service import PadService
 from server.pad.truth import reading_from_truth, source_truth
 from server.store import Store
 from server.tables import TableService

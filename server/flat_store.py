@@ -7,7 +7,7 @@ took two rolls to learn again. The samples are only good for the pad and frame s
 measured in, so the file records which: another calibration, or another camera mode, finds
 nothing to reuse. The file is a convenience: a missing, stale or damaged one is ignored (and a
 damaged one reported), never an error. It is rewritten only when it matters
-(``server.pad.service.FLAT_RESAVE``): an SD card wears with every write.
+(``server.pad.status.FLAT_RESAVE``): an SD card wears with every write.
 """
 
 from __future__ import annotations

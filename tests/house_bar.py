@@ -19,7 +19,8 @@ from hardware.clock import ManualClock
 from hardware.frames import make_frame
 from server.pad.api import attach
 from server.pad.house import HOUSE_DIR, PadHouse
-from server.pad.service import PadService, Throw
+from server.pad.reading import Throw
+from server.pad.service import PadService
 from server.pad.truth import reading_from_truth
 from server.services import dicepad
 from vision import synth

@@ -24,7 +24,7 @@ from house_bar import MODELS
 from server_app import create_table, csrf_token, login, make_app
 
 from server.pad.house import HOUSE_DIR
-from server.pad.service import Throw
+from server.pad.reading import Throw
 from server.pad.truth import reading_from_truth
 from server.services import dicepad
 from vision.house import Example, HouseSet, load_set, save_set

@@ -24,7 +24,7 @@ from server_app import AUTH, create_table, login, make_app
 
 from server.pad.api import start_pad_service
 from server.pad.house import HOUSE_DIR
-from server.pad.service import Throw, vision_reader
+from server.pad.reading import Throw, vision_reader
 from server.pad.teaching import pair
 from server.pad.truth import reading_from_truth
 from server.pages.ask import question

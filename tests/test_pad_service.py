@@ -47,8 +47,9 @@ from server.pad.decide import (
     dice_wanted,
     split_standing,
 )
+from server.pad.reading import encode_snapshot, vision_reader
 from server.pad.script import ScriptedSource, ThrowPlan, ThrowScript
-from server.pad.service import PadService, encode_snapshot, vision_reader
+from server.pad.service import PadService
 from server.pad.truth import reading_from_truth, source_truth
 from server.services import dicepad
 from server.store import Store
@@ -1015,7 +1016,7 @@ def test_the_flat_size_file_is_written_when_it_matters_not_every_roll(
 
     from hardware.frames import Frame
     from server.flat_store import FLAT_FILE
-    from server.pad.service import FLAT_RESAVE_ROLLS
+    from server.pad.status import FLAT_RESAVE_ROLLS
     from vision.pad import save_pad
 
     rig = rigs([])

@@ -113,7 +113,7 @@ def test_the_camera_view_picks_the_flags_operating_points(
     tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
     from server.config import Config
-    from server.pad.service import vision_reader
+    from server.pad.reading import vision_reader
     from vision.params import CAMERA_VIEWS, flags_for_view
 
     path, shot = leaning_die(tmp_path)

@@ -35,7 +35,7 @@ def start_pad_service(app: Flask) -> PadService | None:
     from hardware.buttons import ButtonConfig
     from hardware.sources import SourceOpener
     from server.pad.house import HOUSE_DIR, PadHouse
-    from server.pad.service import vision_reader
+    from server.pad.reading import vision_reader
     from server.services import dicepad
 
     parts = dicepad(app)

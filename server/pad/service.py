@@ -27,6 +27,11 @@ The systemd watchdog is fed only while this loop turns: it reports a ``pad`` hea
 critical health part with a time-to-live), so a camera driver that hangs inside a read stops
 the watchdog, while a camera that is merely away (reconnecting, manual entry meanwhile) does
 not restart the server. ``--camera none`` runs no pad service at all.
+
+This module is the loop, its decisions and which table is on the pad; what it reads a frame
+with and keeps of a throw is :mod:`server.pad.reading`, and what it measures of the pad and
+shows of the camera (the flat die's size, the frame rate, the camera's status, the heartbeat)
+is :mod:`server.pad.status` (the base of :class:`PadService`).
 """
 
 from __future__ import annotations
@@ -34,29 +39,26 @@ from __future__ import annotations
 import contextlib
 import itertools
 import logging
-import statistics
 import threading
 import time
 from collections import deque
-from collections.abc import Callable
 from dataclasses import dataclass, replace
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
-
-import cv2
-import numpy as np
+from typing import Any
 
 from hardware.buttons import ButtonConfig, ButtonEvent, Buttons, open_buttons
 from hardware.clock import REAL_CLOCK, Clock
 from hardware.demo import DemoSource
 from hardware.frames import Frame
-from hardware.supervisor import Backoff, CameraState, CameraStatus, CameraSupervisor, Opener
+from hardware.supervisor import Backoff, CameraSupervisor, Opener
 from scoring.actions import Action, Bank, Roll, Stand, Undo
 from scoring.errors import IllegalActionError
-from server.flat_store import FLAT_FILE, PadKey, load_flat_samples, save_flat_samples
+from server.flat_store import PadKey
 from server.health import Health
 from server.pad.decide import Decision, Notice, NoticeKind, decide, dice_wanted
 from server.pad.house import PadHouse
+from server.pad.reading import Reader, Throw, encode_snapshot, truth_reader, vision_reader
+from server.pad.status import FLAT_SAMPLES, HEARTBEAT_S, PadStatus
 from server.pad.teaching import thrown_dice
 from server.pad.truth import reading_from_truth, source_truth
 from server.store import Store
@@ -66,22 +68,12 @@ from vision.annotate import annotate
 from vision.reading import Pad, Reading
 from vision.settle import SettleParams, SettleState, step
 
-if TYPE_CHECKING:
-    from vision.house import HouseModel
-
 log = logging.getLogger(__name__)
-
-Reader = Callable[[np.ndarray, Pad | None], Reading]
-"""Reads the dice of a BGR frame (``vision.detect.read_roll``'s shape)."""
 
 PAD_FILE = "pad.json"
 PAD_TABLE = "pad_table"
 """settings row: the table a phone put on the pad ("" for none), so a restart keeps it."""
-HEARTBEAT_S = 1.0  #: seconds between heartbeats to Health
-HEARTBEAT_TTL_S = 20.0  #: a heartbeat older than this fails the ``pad`` health part
 EXTENSION = "dicepad_pad"  #: the running service in ``app.extensions`` (``server.pad.api.attach``)
-SNAPSHOT_QUALITY = 85  #: JPEG quality of roll snapshots
-SNAPSHOT_BYTES = 1024 * 1024  #: the table service's default snapshot limit
 DEFAULT_SETTLE = SettleParams()
 #: notices shown with the photo of the throw (``/api/pad/snapshot/<table>``): the table must
 #: check what the camera saw, and no logged roll carries that photo
@@ -89,90 +81,6 @@ PHOTO_NOTICES = frozenset(
     {NoticeKind.CONFIRM, NoticeKind.KEEP, NoticeKind.COUNT, NoticeKind.REFUSED, NoticeKind.MISSING}
 )
 DEFAULT_BACKOFF = Backoff()
-FLAT_SAMPLES = 60
-"""Flat dice remembered for their size (``vision.pipsize.learned_side``): a dozen rolls."""
-NEW_DICE = 0.02
-"""A settled roll whose flat dice measure this much (a fraction) off the learnt size is taken
-for another set of dice: the size is forgotten and learnt afresh (a single die of a set 5 %
-larger, judged by the old size, would look like a die on a die). A flat die measures within
-about 1.5 % of its true size."""
-FLAT_RESAVE = 0.0025
-"""``flat_dice.json`` is rewritten when the learnt size moves this much (a fraction: 0.1 px of a
-40 px die) ...
-"""
-FLAT_RESAVE_ROLLS = 12
-"""... or after this many measured rolls (the samples then have turned over), not after every
-roll: a Pi's SD card wears with every write, and a restart that finds samples a few rolls old
-learns the same size."""
-
-
-def vision_reader(
-    models_dir: str | None = None,
-    view: str = "overhead",
-    house: Callable[[], HouseModel | None] | None = None,
-) -> Reader:
-    """The real dice reader with the networks in ``models_dir`` (None: the shipped ones) and
-    the flags' operating points for a camera ``view`` (``vision.params.CAMERA_VIEWS``);
-    imported and loaded on first use (an unknown view is a ValueError at once). ``house``
-    gives the house model to read each throw with (``PadHouse.model``: the newest fit)."""
-    from vision.params import DetectorParams, flags_for_view
-
-    params = DetectorParams(models_dir=models_dir, flags=flags_for_view(view))
-
-    def read(image: np.ndarray, pad: Pad | None) -> Reading:
-        from vision.detect import read_roll
-
-        return read_roll(image, pad=pad, params=params, house=None if house is None else house())
-
-    return read
-
-
-def encode_snapshot(image: np.ndarray, *, limit: int = SNAPSHOT_BYTES) -> bytes:
-    """The frame as a JPEG under ``limit`` bytes (smaller quality, then half size, if need be)."""
-    quality = SNAPSHOT_QUALITY
-    while True:
-        ok, buf = cv2.imencode(".jpg", image, [cv2.IMWRITE_JPEG_QUALITY, quality])
-        if not ok:
-            raise ValueError("the frame could not be encoded as a JPEG")
-        data = bytes(buf)
-        if len(data) <= limit:
-            return data
-        if quality > 50:
-            quality -= 20
-        else:
-            h, w = image.shape[:2]
-            size = (max(1, w // 2), max(1, h // 2))
-            image = np.asarray(cv2.resize(image, size, interpolation=cv2.INTER_AREA), np.uint8)
-
-
-@dataclass(frozen=True)
-class Throw:
-    """What the pad service did with one settled frame (kept for ``/api/pad`` and tests)."""
-
-    frame_seq: int
-    frame_at: float  #: the frame's capture time (the service's clock)
-    done_at: float  #: when the decision had been applied
-    table: str | None
-    reading: Reading | None
-    decision: Decision | None
-    applied: tuple[int, ...] = ()  #: log seqs of the actions that landed
-    error: str | None = None
-
-    def to_json(self) -> dict[str, Any]:
-        return {
-            "frame": self.frame_seq,
-            "table": self.table,
-            "dice": [] if self.reading is None else [d.to_json() for d in self.reading.dice],
-            "actions": []
-            if self.decision is None
-            else [a.to_json() for a in self.decision.actions],
-            "notice": None
-            if self.decision is None or self.decision.notice is None
-            else self.decision.notice.to_json(),
-            "applied": list(self.applied),
-            "error": self.error,
-            "seconds": round(self.done_at - self.frame_at, 3),
-        }
 
 
 @dataclass(frozen=True)
@@ -183,7 +91,7 @@ class _Standing:
     decision: Decision
 
 
-class PadService:
+class PadService(PadStatus):
     """The camera-to-actions loop for one dicepad (see the module docstring).
 
     ``opener`` opens the camera (a :class:`~hardware.sources.SourceOpener`); ``reader`` reads
@@ -375,7 +283,7 @@ class PadService:
             if not self._truth_fallback or truth is None:
                 raise
             log.warning("vision models missing: the synthetic camera's ground truth is read")
-            self._reader = _truth_reader(self)
+            self._reader = truth_reader(self)
             return reading_from_truth(truth)
 
     def _decide_and_apply(self, frame: Frame, table: str, reading: Reading) -> Throw:
@@ -542,133 +450,6 @@ class PadService:
             except IllegalActionError as exc:
                 self._notice(table, Notice(NoticeKind.REFUSED, f"{event} button: {exc}"))
 
-    # -- camera status and health -------------------------------------------------------------
-
-    def _status(self, status: CameraStatus) -> None:
-        self._camera = status
-        if self.health is not None:
-            ok = status.ok or status.state is CameraState.DISABLED
-            self.health.report("camera", ok, status.message)
-        if self._buttons is not None:
-            self._buttons.show_status(status.ok)
-        self._show_camera()
-
-    def _show_camera(self) -> None:
-        """``pad.camera`` and ``pad.on_pad`` (is it this table the camera reads) on every
-        table in play and the one on the pad (new tables get them within a couple of
-        seconds). A table that has left them since (over, idle) is told once that it is not
-        on the pad; idle tables are not touched after that (nor woken)."""
-        with self._showing:
-            body = self._camera.to_json()
-            try:
-                in_play = self.tables.in_play()
-                on_pad = self._on_pad(in_play)
-            except Exception:  # the store is closing (shutdown)
-                return
-            shown = [s["table"] for s in in_play]
-            if on_pad is not None and on_pad not in shown:
-                shown.append(on_pad)  # an idle table put on the pad: it is about to be played
-            for table in shown:
-                with contextlib.suppress(UnknownTableError):
-                    self.tables.set_pad(table, "camera", body)
-                    self.tables.set_pad(table, "on_pad", table == on_pad)
-            for table in self._shown.difference(shown):
-                with contextlib.suppress(UnknownTableError):
-                    self.tables.set_pad(table, "on_pad", False)
-            self._shown = set(shown)
-
-    def _heartbeat(self, now: float) -> None:
-        self._last_beat = now
-        if self.health is None:
-            return
-        cam = self._camera
-        detail = f"pad loop running: {self._frames} frames, camera {cam.state.value}"
-        self.health.report("pad", True, detail, critical=True, ttl=HEARTBEAT_TTL_S)
-
-    # -- the pad and the frame rate -----------------------------------------------------------
-
-    def _with_flat_size(self, pad: Pad | None) -> Pad | None:
-        """``pad`` with the flat die's size learnt from the last settled rolls, once known."""
-        if pad is None:
-            return None
-        from vision.pipsize import learned_side
-
-        side = learned_side(self._flat_samples)
-        return pad if side is None else replace(pad, flat_side_px=side)
-
-    def _learn_flat_size(self, image: np.ndarray, reading: Reading, pad: Pad | None) -> None:
-        """Measure the flat dice of a settled roll from their pips: on a fixed camera a flat
-        die always looks the same size at a given place, so a die squarely on another -- one
-        die nearer, 4-8 % larger -- can be told even when it is the only die in view
-        (``vision.flags.size.size_cues``). A failure here costs the sample, never the throw."""
-        try:
-            from vision.pipsize import flat_samples, learned_side
-
-            new = flat_samples(image, reading.dice, pad)
-            if not new:
-                return
-            known = learned_side(self._flat_samples)
-            if known is not None and abs(statistics.median(new) / known - 1) > NEW_DICE:
-                self._flat_samples.clear()  # other dice: the old size must not judge them
-            self._flat_samples.extend(new)
-            self._flat_rolls += 1
-            side = learned_side(self._flat_samples)
-            if self.pad_file is not None and self._pad_key is not None and self._flat_due(side):
-                path = self.pad_file.with_name(FLAT_FILE)  # kept over a restart
-                save_flat_samples(path, self._pad_key, list(self._flat_samples))
-                self._flat_saved, self._flat_rolls = side, 0
-        except Exception:  # a measurement is a bonus: the throw has been read
-            log.exception("pad service: the flat dice could not be measured or kept")
-
-    def _flat_due(self, side: float | None) -> bool:
-        """Whether ``flat_dice.json`` is worth rewriting now that the learnt size is ``side``:
-        a restart must not restore a size the service no longer holds (learnt, forgotten for
-        other dice, or moved by ``FLAT_RESAVE``), and samples should not grow older than
-        ``FLAT_RESAVE_ROLLS`` rolls; other rolls leave the file alone."""
-        saved = self._flat_saved
-        if (side is None) != (saved is None):
-            return True
-        if side is not None and saved is not None and abs(side / saved - 1) > FLAT_RESAVE:
-            return True
-        return self._flat_rolls >= FLAT_RESAVE_ROLLS
-
-    def _pad_for(self, frame: Frame) -> Pad | None:
-        """The calibrated pad scaled to this frame (re-read when ``pad.json`` changes); on a
-        synthetic camera without one, the rendered pad."""
-        path = self.pad_file
-        if path is not None:
-            try:
-                mtime = path.stat().st_mtime
-            except OSError:
-                mtime = None
-            if mtime is not None:
-                key = (mtime, frame.size)
-                if key != self._pad_key:
-                    from vision.pad import load_pad
-                    from vision.pipsize import learned_side
-
-                    self._pad = load_pad(path, frame_size=frame.size)
-                    self._pad_key = key
-                    self._flat_samples.clear()  # another pad or frame size: sizes differ
-                    saved = load_flat_samples(path.with_name(FLAT_FILE), key, FLAT_SAMPLES)
-                    self._flat_samples.extend(saved)  # ... unless measured on this one before
-                    self._flat_saved, self._flat_rolls = learned_side(saved), 0
-                return self._pad
-        truth = source_truth(self.supervisor.source)
-        return None if truth is None else truth.pad
-
-    def _track_rate(self, stamp: float) -> None:
-        """Keep the settle detector's ``fps`` near the camera's real rate, so ``still_ms``
-        means milliseconds whatever the camera delivers."""
-        last, self._last_stamp = self._last_stamp, stamp
-        if last is None or not 0 < stamp - last < 1.0:
-            return
-        gap = stamp - last
-        self._period = gap if self._period is None else 0.9 * self._period + 0.1 * gap
-        fps = 1.0 / self._period
-        if abs(fps - self.settle_params.fps) > 0.2 * self.settle_params.fps:
-            self.settle_params = replace(self.settle_params, fps=round(fps, 1))
-
     def status_json(self) -> dict[str, Any]:
         """For ``GET /api/pad``: the camera, the table on the pad, the flat die's size learnt
         from the settled rolls (frame px at the pad's centre; null until known), the house
@@ -689,13 +470,3 @@ class PadService:
             "house": None if self.house is None else self.house.status(),
             "throws": [t.to_json() for t in list(self.throws)[-10:]],
         }
-
-
-def _truth_reader(service: PadService) -> Reader:
-    def read(image: np.ndarray, pad: Pad | None) -> Reading:
-        truth = source_truth(service.supervisor.source)
-        if truth is None:
-            raise FileNotFoundError("vision models missing and the camera is not synthetic")
-        return reading_from_truth(truth)
-
-    return read
