@@ -190,11 +190,16 @@ def test_a_die_cut_off_its_centre_is_read_from_the_best_look_around() -> None:
 
     for value, turn, off in ((5, 10.0, (-0.25, 0.0)), (5, -10.0, (0.0, -0.25))):
         first, again = read(value, turn, off, p)
-        assert first.value != value
+        # off its centre the cut misreads the 5, or reads it without conviction (the 8-bit
+        # value network's first look is a near tie between 5, 3 and 4 here, which OpenCV 4.11
+        # and 5.0 cut differently)
+        assert first.value != value or first.probability < 0.5
         assert p.recentre_not_die < first.not_die <= p.reject_not_die
         assert again.value == value
+        assert again.probability >= 0.5
         assert again.not_die < first.not_die
-        assert read(value, turn, off, DetectorParams(recentre_step=0.0))[1].value != value
+        without = read(value, turn, off, DetectorParams(recentre_step=0.0))[1]
+        assert without.value != value or without.probability < 0.5
     first, again = read(3, 10.0, (0.0, 0.0), p)
     assert first.not_die <= p.recentre_not_die
     assert again is first
