@@ -17,7 +17,7 @@ from vision.synth import DieLook, DieSpec, Surface
 from vision.synth.props import PROPS
 from vision.synth.styles import FINISHES, PIP_KINDS, PIP_SHAPES, random_look
 from vision.synth.surfaces import SURFACES
-from vision.synth.wide import MAX_CAMERA_TILT_DEG, MAX_DIE_PX, MIN_DIE_PX
+from vision.synth.wide.scene import MAX_CAMERA_TILT_DEG, MAX_DIE_PX, MIN_DIE_PX
 
 SIZE = (640, 480)
 

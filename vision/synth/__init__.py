@@ -51,8 +51,9 @@ Wide scenes (domain randomisation, for training on renders rather than photo set
 - :mod:`~vision.synth.surfaces`: felt, wood, stone, printed mats and dotted boards;
 - :mod:`~vision.synth.props`: coins, caps, ring marks, score cards (no truth);
 - :mod:`~vision.synth.view`: a camera tilted up to 45 degrees;
-- :mod:`~vision.synth.wide`: the random wide scene; :mod:`~vision.synth.wide_draw`: its render,
-  with :mod:`~vision.synth.lighting` (lamps, shadows, glare) and :mod:`~vision.synth.wide_dice`.
+- :mod:`~vision.synth.wide.scene`: the random wide scene; :mod:`~vision.synth.wide.draw`: its
+  render, with :mod:`~vision.synth.lighting` (lamps, shadows, glare) and
+  :mod:`~vision.synth.wide.dice`.
 """
 
 from vision.synth.draw import render
@@ -79,8 +80,8 @@ from vision.synth.styles import DieLook
 from vision.synth.surfaces import Mat, Surface
 from vision.synth.throws import Frame, FrameTruth, ThrowSequence, Tumble, throw_sequence
 from vision.synth.view import View
-from vision.synth.wide import Lamp, WideDie, WideScene, wide_scene
-from vision.synth.wide_draw import render_wide
+from vision.synth.wide.draw import render_wide
+from vision.synth.wide.scene import Lamp, WideDie, WideScene, wide_scene
 
 __all__ = [
     "LOGOS",

@@ -22,7 +22,7 @@ from vision.synth.geometry import (
 from vision.synth.model import Image, Vec
 from vision.synth.props import footprint_mm
 from vision.synth.view import _ViewProjector
-from vision.synth.wide import Lamp, WideScene
+from vision.synth.wide.scene import Lamp, WideScene
 
 Float = npt.NDArray[np.float32]
 

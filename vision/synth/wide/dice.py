@@ -29,7 +29,7 @@ from vision.synth.logos import logo_polys
 from vision.synth.model import Image, Vec
 from vision.synth.styles import DieLook, swirl
 from vision.synth.view import _ViewProjector
-from vision.synth.wide import WideDie, WideScene
+from vision.synth.wide.scene import WideDie, WideScene
 
 Float = npt.NDArray[np.float32]
 

@@ -1,6 +1,6 @@
-"""Drawing a :class:`~vision.synth.wide.WideScene`: the table and mat laid by one perspective
+"""Drawing a :class:`~vision.synth.wide.scene.WideScene`: the table and mat laid by one perspective
 warp each, the props, the lamps' light (:mod:`~vision.synth.lighting`), the dice far to near
-(:mod:`~vision.synth.wide_dice`), focus blur, white balance and the camera faults; with
+(:mod:`~vision.synth.wide.dice`), focus blur, white balance and the camera faults; with
 ground truth measured from the same geometry.
 """
 
@@ -26,8 +26,8 @@ from vision.synth.props import draw_prop
 from vision.synth.surfaces import lay
 from vision.synth.tray import Wall, walls
 from vision.synth.view import _ViewProjector
-from vision.synth.wide import WideScene
-from vision.synth.wide_dice import _draw_die, _shade, _top
+from vision.synth.wide.dice import _draw_die, _shade, _top
+from vision.synth.wide.scene import WideScene
 
 Float = npt.NDArray[np.float32]
 

@@ -6,7 +6,7 @@ printed dots, mats, boards and walled trays (:mod:`surfaces`, :mod:`tray`), prop
 dice (:mod:`props`), one to three lamps with hard shadows and glare, a camera tilted up to 45
 degrees, dice of 14-120 px (flat, cocked, stacked, touching, cut by the frame's edge), focus
 blur, white balance, vignette, noise and JPEG -- and
-:func:`~vision.synth.wide_draw.render_wide` draws it with the same ground truth as
+:func:`~vision.synth.wide.draw.render_wide` draws it with the same ground truth as
 :func:`~vision.synth.draw.render` (only dice have truth).
 
 Every choice comes from the caller's generator in a fixed order: a seed is a scene.
