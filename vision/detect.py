@@ -20,6 +20,7 @@ from vision.colour import body_colour
 from vision.face import face_side, square_corners
 from vision.flags import DieView, judge
 from vision.house.model import HouseGuess, HouseModel, look
+from vision.house.views import view_at
 from vision.locate import Candidate, locate
 from vision.nets import U8, Nets, load_nets
 from vision.params import DetectorParams
@@ -91,7 +92,11 @@ def read_roll(
     floor = house_floor(house, params)
     if house is not None and dice:
         with nets.lock:
-            judged = list(house.judge(*look(nets.value, [_view(image, d, params) for d in dice])))
+            views = [
+                view_at(image, d.candidate.center_xy, d.candidate.size_px, d.angle_deg, params)
+                for d in dice
+            ]
+            judged = list(house.judge(*look(nets.value, views)))
         # a die the house is sure is not one goes, unless the base reader alone was sure of
         # its value: a die of a set never taught may look like the house's mat more than
         # like its dice, never like a die the network knows
@@ -145,19 +150,6 @@ def house_floor(house: HouseModel | None, params: DetectorParams) -> float:
     if params.house_confidence is not None:
         return params.house_confidence
     return 1.0 if house is None else house.floor
-
-
-def _view(image: U8, die: DieGeometry, params: DetectorParams) -> U8:
-    """The patch the value network was shown of ``die``, cut again at its final place."""
-    return cut_die(
-        image,
-        die.candidate.center_xy,
-        die.candidate.size_px * params.crop_scale,
-        params.crop_px,
-        turned=params.turned_patches,
-        margin=params.turned_margin,
-        angle_deg=die.angle_deg,
-    ).view
 
 
 def dice_at(
@@ -241,8 +233,9 @@ def _rescued(
     if not rejected:
         return out
     judged = house.judge(*look(nets.value, [cuts[i].view for i in rejected]))
+    floor = house_floor(house, params)
     for i, g in zip(rejected, judged, strict=True):
-        if g.near and g.best != 0 and g.sure >= house_floor(house, params):
+        if g.near and g.best != 0 and g.sure >= floor:
             faces = tuple(g.face(v) for v in range(1, 7))
             out[i] = ValueGuess(g.best, faces[g.best - 1], g.probs[0], faces)
     return out

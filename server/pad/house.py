@@ -113,6 +113,7 @@ class PadHouse(HouseWorker):
         self._local = threading.local()
         self._throws: OrderedDict[int, TeachThrow] = OrderedDict()  # for the teaching page
         self._taught: set[int] = set()  # throws of those the page taught
+        self._last_cut: tuple[tuple[DieReading, np.ndarray | None], ...] = ()
         super().__init__(folder, health=health, models_dir=models_dir, params=params, limit=limit)
 
     def watch(self, tables: Any) -> None:
@@ -123,16 +124,26 @@ class PadHouse(HouseWorker):
 
     def dice(self, image: np.ndarray, dice: Sequence[DieReading]) -> tuple[SeenDie, ...]:
         """``dice`` as the reader saw them in the raw frame ``image``."""
+        held = self._last_cut  # the settled throw's dice, cut once by :meth:`thrown`
+        return tuple(SeenDie(d.value, self._cut(image, d, held)) for d in dice)
+
+    def _cut(
+        self,
+        image: np.ndarray,
+        die: DieReading,
+        held: tuple[tuple[DieReading, np.ndarray | None], ...] = (),
+    ) -> np.ndarray | None:
+        """``die``'s view in the raw frame ``image``, as :meth:`thrown` cut it when it holds
+        that very die, else cut now (None: it cannot be cut, and is simply not taught)."""
         from vision.house.views import die_view
 
-        out = []
-        for d in dice:
-            try:
-                view: np.ndarray | None = die_view(image, d, self._params)
-            except Exception:  # a die that cannot be cut is simply not taught
-                view = None
-            out.append(SeenDie(d.value, view))
-        return tuple(out)
+        for seen, view in held:
+            if seen is die:
+                return view
+        try:
+            return die_view(image, die, self._params)
+        except Exception:
+            return None
 
     @contextlib.contextmanager
     def offering(self, table: str, dice: tuple[SeenDie, ...]) -> Iterator[None]:
@@ -176,21 +187,18 @@ class PadHouse(HouseWorker):
         """The camera settled on ``reading`` of the raw frame ``image`` (whatever table is on
         the pad, or none): held for the teaching page. Never raises: a die that cannot be cut
         is shown or taught without it."""
-        from vision.house.views import die_view
-
         dice = []
+        cuts = []
         for d in reading.dice:
-            view: np.ndarray | None
             crop: bytes | None
-            try:
-                view = die_view(image, d, self._params)
-            except Exception:
-                view = None
+            view = self._cut(image, d)
+            cuts.append((d, view))
             try:
                 crop = crop_of(image, d)
             except Exception:
                 crop = None
             dice.append(TeachDie(d.value, tuple(d.candidates), view, crop))
+        self._last_cut = tuple(cuts)  # a fix or an answer of this throw reuses them (:meth:`dice`)
         now = self._wall()
         with self._book:
             last = next(reversed(self._throws), 0)

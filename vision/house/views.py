@@ -5,7 +5,6 @@ from __future__ import annotations
 import math
 
 from vision.classify import cut_die
-from vision.face import face_side
 from vision.nets import U8
 from vision.params import DetectorParams
 from vision.reading import DieReading
@@ -18,19 +17,31 @@ def turn_of(die: DieReading) -> float:
     return (math.degrees(math.atan2(y1 - y0, x1 - x0)) + 45.0) % 90.0 - 45.0
 
 
-def die_view(image: U8, die: DieReading, params: DetectorParams) -> U8:
-    """The patch ``read_roll`` showed the value network for ``die`` (its size is the top
-    face's side; the cut is its axis-aligned extent times ``crop_scale``)."""
-    angle = turn_of(die)
-    a = math.radians(angle)
-    extent = die.size_px * (abs(math.cos(a)) + abs(math.sin(a)))
-    assert abs(face_side(extent, angle) - die.size_px) < 1e-6 * max(1.0, die.size_px)
+def view_at(
+    image: U8,
+    center_xy: tuple[float, float],
+    extent_px: float,
+    angle_deg: float,
+    params: DetectorParams,
+) -> U8:
+    """The patch ``read_roll`` shows the value network of a die centred at ``center_xy`` whose
+    axis-aligned extent is ``extent_px`` and whose face is turned ``angle_deg``."""
     return cut_die(
         image,
-        die.center_xy,
-        extent * params.crop_scale,
+        center_xy,
+        extent_px * params.crop_scale,
         params.crop_px,
         turned=params.turned_patches,
         margin=params.turned_margin,
-        angle_deg=angle,
+        angle_deg=angle_deg,
     ).view
+
+
+def die_view(image: U8, die: DieReading, params: DetectorParams) -> U8:
+    """The patch ``read_roll`` showed the value network for ``die`` (its size is the top
+    face's side, its extent that side's axis-aligned span at its turn)."""
+    angle = turn_of(die)
+    a = math.radians(angle)
+    return view_at(
+        image, die.center_xy, die.size_px * (abs(math.cos(a)) + abs(math.sin(a))), angle, params
+    )
