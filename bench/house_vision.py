@@ -197,7 +197,7 @@ def main(argv: Sequence[str] | None = None) -> int:
                 + f"  | learnt {len(house)} examples ({counts[0]} not dice) in {took:.1f} s"
             )
             if k == third:
-                back = held_back(house, net, floor=params.house_confidence)
+                back = held_back(house, net, floor=params.house_confidence, model=model)
                 if back is not None:
                     print(
                         f"  held back within the taught: right {back.right}/{back.dice},"

@@ -322,3 +322,14 @@ def test_a_fixed_house_confidence_overrides_the_fitted_floor() -> None:
     assert [d.value for d in never.dice] == [d.value for d in base.dice]
     with pytest.raises(ValueError, match="house_confidence"):
         DetectorParams(house_confidence=1.5)
+
+
+def test_the_model_carries_the_held_back_figure_its_floor_was_chosen_by() -> None:
+    house, net = _taught()
+    model = fit(house, net)
+    assert model is not None
+    assert model.held is not None
+    worked_out = held_back(house, net)  # the five fits again
+    assert held_back(house, net, model=model) == worked_out
+    assert worked_out is not None
+    assert (worked_out.right, worked_out.wrong, worked_out.asked) == model.held

@@ -119,13 +119,15 @@ def _show(args: argparse.Namespace) -> int:
 
 
 def _report(folder: Path, *, as_json: bool) -> None:
-    from vision.house import load_set
+    from vision.house import house_model, load_set
     from vision.house.learn import held_back
     from vision.nets import load_nets
     from vision.params import DetectorParams
 
-    house = load_set(folder)
-    back = held_back(house, load_nets().value, floor=DetectorParams().house_confidence)
+    house, net = load_set(folder), load_nets().value
+    floor = DetectorParams().house_confidence
+    model = house_model(folder, net) if floor is None else None  # fitted with its figure
+    back = held_back(house, net, floor=floor, model=model)
     counts = house.counts()
     origins = {o: sum(e.origin == o for e in house.examples) for o in ("learn", "fix", "answer")}
     if as_json:

@@ -238,7 +238,9 @@ class HouseWorker:
         if house is None or (self._held is not None and self._held[0] is house):
             return
         try:
-            back = held_back(house, self._value_net(), floor=self._params.house_confidence)
+            back = held_back(  # the model fitted on this set has it already
+                house, self._value_net(), floor=self._params.house_confidence, model=self._model
+            )
         except Exception as exc:  # no models, an old value network: no figure
             self._held = (house, None, f"no held-back figure: {exc}")
             log.warning("house: %s", self._held[2])

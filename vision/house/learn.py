@@ -10,7 +10,14 @@ from dataclasses import dataclass, replace
 import numpy as np
 
 from vision.house.examples import NOT_A_DIE, Example, HouseSet
-from vision.house.model import MIN_EXAMPLES, fitted_floor, held_back_guesses, look
+from vision.house.model import (
+    MIN_EXAMPLES,
+    HouseModel,
+    fitted_floor,
+    held_back_guesses,
+    look,
+    tally,
+)
 from vision.house.views import die_view
 from vision.nets import U8, Net
 from vision.params import DetectorParams
@@ -113,24 +120,23 @@ class HeldBack:
         return self.right + self.wrong + self.asked
 
 
-def held_back(house: HouseSet, net: Net, *, floor: float | None = None) -> HeldBack | None:
+def held_back(
+    house: HouseSet, net: Net, *, floor: float | None = None, model: HouseModel | None = None
+) -> HeldBack | None:
     """Each die example read by a house model fitted without its photo's fold
     (``vision.house.model.held_back_guesses``): right or wrong when the model is sure at
     ``floor`` (None: the floor fitted on those very guesses, as the house model is) and it is
-    like the examples fitted on, else asked. None when the set is too small to split."""
+    like the examples fitted on, else asked. None when the set is too small to split. With no
+    ``floor`` and the ``model`` fitted on this very set, its own figure: those fits were made
+    when it was."""
     if len(house) < 2 * MIN_EXAMPLES:
         return None
+    if floor is None and model is not None and model.digest == house.digest():
+        return None if model.held is None else HeldBack(*model.held, model.floor)
     logits, emb = look(net, [e.view for e in house.examples])
     values = np.array([e.value for e in house.examples])
     guesses, truths = held_back_guesses(logits, emb, values, [e.ref for e in house.examples])
     if not len(truths):
         return None
     at = fitted_floor(guesses, truths) if floor is None else floor
-    right = wrong = asked = 0
-    for guess, truth in zip(guesses, truths.tolist(), strict=True):
-        if guess.near and guess.sure >= at and guess.best != NOT_A_DIE:
-            right += int(guess.best == truth)
-            wrong += int(guess.best != truth)
-        else:
-            asked += 1
-    return HeldBack(right, wrong, asked, at)
+    return HeldBack(*tally(guesses, truths, at), at)

@@ -16,7 +16,7 @@ from __future__ import annotations
 import functools
 import hashlib
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 
 import numpy as np
@@ -96,6 +96,8 @@ class HouseModel:
     network: str  # digest of the value network it was fitted on
     digest: str  # of the set it was fitted from
     floor: float = FLOORS[-1]  # how sure it must be to judge a die (:func:`fitted_floor`)
+    held: tuple[int, int, int] | None = None  # (right, wrong, asked) of the held-back dice
+    # at ``floor``, from the very fits that chose it (None: too few to hold any back)
 
     def judge(self, logits: F32, embedding: F32) -> list[HouseGuess]:
         """One :class:`HouseGuess` per die from :func:`look`'s arrays."""
@@ -204,10 +206,27 @@ def fit(house: HouseSet, net: Net) -> HouseModel | None:
         return None
     logits, emb = look(net, [e.view for e in house.examples])
     values = np.array([e.value for e in house.examples])
-    floor = fitted_floor(*held_back_guesses(logits, emb, values, [e.ref for e in house.examples]))
-    return fit_arrays(
+    guesses, truths = held_back_guesses(logits, emb, values, [e.ref for e in house.examples])
+    floor = fitted_floor(guesses, truths)
+    model = fit_arrays(
         logits, emb, values, network=network_digest(net), digest=house.digest(), floor=floor
     )
+    return replace(model, held=tally(guesses, truths, floor) if len(truths) else None)
+
+
+def tally(
+    guesses: Sequence[HouseGuess], truths: npt.NDArray[np.int_], floor: float
+) -> tuple[int, int, int]:
+    """(right, wrong, asked) of held-back dice: a die is given a value when the model is sure
+    at ``floor`` of a value and it is like the examples fitted on, else asked."""
+    right = wrong = asked = 0
+    for guess, truth in zip(guesses, truths.tolist(), strict=True):
+        if guess.near and guess.sure >= floor and guess.best != NOT_A_DIE:
+            right += int(guess.best == truth)
+            wrong += int(guess.best != truth)
+        else:
+            asked += 1
+    return right, wrong, asked
 
 
 def fit_arrays(

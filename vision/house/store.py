@@ -12,6 +12,7 @@ from pathlib import Path
 from typing import Any
 
 import numpy as np
+import numpy.typing as npt
 
 from vision.house.examples import Example, HouseSet
 from vision.house.model import HouseModel, fit, network_digest
@@ -103,6 +104,7 @@ def house_model(folder: Path, net: Net) -> HouseModel | None:
                         bank_values=z["bank_values"],
                         near=float(z["near"]),
                         floor=float(z["floor"]),
+                        held=_held(z["held"]),
                         network=network,
                         digest=house.digest(),
                     )
@@ -122,7 +124,16 @@ def house_model(folder: Path, net: Net) -> HouseModel | None:
                 bank_values=model.bank_values,
                 near=np.float64(model.near),
                 floor=np.float64(model.floor),
+                held=np.array(model.held if model.held is not None else (), dtype=np.int64),
                 network=np.array(model.network),
                 digest=np.array(model.digest),
             )
     return model
+
+
+def _held(stored: npt.NDArray[np.int64]) -> tuple[int, int, int] | None:
+    """The cached held-back figure (an empty array: none)."""
+    if stored.shape != (3,):
+        return None
+    right, wrong, asked = (int(v) for v in stored)
+    return right, wrong, asked
