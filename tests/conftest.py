@@ -1,5 +1,6 @@
 """Shared fixtures: where ../shared is, and skipping dataset tests cleanly when absent; the
-server tests' app on a temporary SQLite data directory (:mod:`server_app`)."""
+server tests' app on a temporary SQLite data directory (:mod:`server_app`); a throwaway
+PostgreSQL cluster for the house tests (:mod:`pg_cluster`)."""
 
 from __future__ import annotations
 
@@ -10,6 +11,7 @@ from pathlib import Path
 import pytest
 from flask import Flask
 from flask.testing import FlaskClient
+from pg_cluster import PgCluster, PgUnavailable
 from server_app import FakeMonotonic, make_app
 
 from server.services import dicepad
@@ -42,3 +44,42 @@ def client(app: Flask) -> FlaskClient:
 @pytest.fixture
 def clock() -> FakeMonotonic:
     return FakeMonotonic()
+
+
+def _no_postgres(why: str) -> None:
+    """Skip outside CI; in CI the house tests must run, so fail."""
+    if os.environ.get("CI") == "true":
+        pytest.fail(f"the house tests need PostgreSQL in CI: {why}")
+    pytest.skip(f"house tests skipped: {why}")
+
+
+@pytest.fixture(scope="session")
+def pg_cluster() -> Iterator[PgCluster]:
+    """The session's throwaway PostgreSQL cluster (started once; never stopped by a test)."""
+    try:
+        import psycopg  # noqa: F401  (the house's driver: without it there is nothing to test)
+    except ImportError:
+        _no_postgres("psycopg is not installed (pip install -e '.[dev]')")
+    try:
+        cluster = PgCluster()
+    except PgUnavailable as exc:
+        _no_postgres(str(exc))
+    yield cluster
+    cluster.close()
+
+
+@pytest.fixture
+def house_url(pg_cluster: PgCluster) -> str:
+    """A fresh, empty database of the session's cluster, for one test."""
+    return pg_cluster.new_database()
+
+
+@pytest.fixture
+def own_pg_cluster() -> Iterator[PgCluster]:
+    """A cluster of this test's own, which it may stop and start (the fault tests)."""
+    try:
+        cluster = PgCluster()
+    except PgUnavailable as exc:
+        _no_postgres(str(exc))
+    yield cluster
+    cluster.close()
