@@ -11,7 +11,7 @@ from pathlib import Path
 import pytest
 from flask import Flask
 from flask.testing import FlaskClient
-from pg_cluster import PgCluster, PgUnavailable
+from pg_cluster import PgCluster, PgUnavailableError
 from server_app import FakeMonotonic, make_app
 
 from server.services import dicepad
@@ -62,7 +62,7 @@ def pg_cluster() -> Iterator[PgCluster]:
         _no_postgres("psycopg is not installed (pip install -e '.[dev]')")
     try:
         cluster = PgCluster()
-    except PgUnavailable as exc:
+    except PgUnavailableError as exc:
         _no_postgres(str(exc))
     yield cluster
     cluster.close()
@@ -79,7 +79,7 @@ def own_pg_cluster() -> Iterator[PgCluster]:
     """A cluster of this test's own, which it may stop and start (the fault tests)."""
     try:
         cluster = PgCluster()
-    except PgUnavailable as exc:
+    except PgUnavailableError as exc:
         _no_postgres(str(exc))
     yield cluster
     cluster.close()

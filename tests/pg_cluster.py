@@ -13,6 +13,7 @@ its own database in the session's cluster (:func:`tests.conftest` fixtures ``pg_
 
 from __future__ import annotations
 
+import contextlib
 import glob
 import os
 import pwd
@@ -31,7 +32,7 @@ _SEARCH = ("/usr/lib/postgresql/*/bin", "/usr/local/pgsql/bin", "/usr/pgsql-*/bi
 _RUN_AS = "nobody"
 
 
-class PgUnavailable(RuntimeError):
+class PgUnavailableError(RuntimeError):
     """This machine cannot run a PostgreSQL server (no ``initdb``/``pg_ctl``)."""
 
 
@@ -44,7 +45,7 @@ def pg_bindir() -> Path:
         for d in sorted(glob.glob(pattern), reverse=True):
             if (Path(d) / "initdb").exists() and (Path(d) / "pg_ctl").exists():
                 return Path(d)
-    raise PgUnavailable(
+    raise PgUnavailableError(
         "PostgreSQL's server is not installed (no initdb/pg_ctl); on Debian: "
         "apt-get install postgresql (./run test does it)"
     )
@@ -98,12 +99,12 @@ class PgCluster:
             [str(self.bindir / tool), *args],
             capture_output=True,
             text=True,
-            preexec_fn=self._drop,  # noqa: PLW1509 - only here, before any thread of ours uses it
+            preexec_fn=self._drop,  # only at set-up and faults, before the server threads matter
             cwd=self.root,
             timeout=120,
         )
         if done.returncode != 0:
-            raise PgUnavailable(f"{tool} failed: {done.stderr.strip() or done.stdout.strip()}")
+            raise PgUnavailableError(f"{tool} failed: {done.stderr.strip() or done.stdout.strip()}")
         return done.stdout
 
     def start(self) -> None:
@@ -140,10 +141,8 @@ class PgCluster:
         return self.url(name)
 
     def close(self) -> None:
-        try:
+        with contextlib.suppress(PgUnavailableError):
             self.stop("immediate")
-        except PgUnavailable:
-            pass
         shutil.rmtree(self.root, ignore_errors=True)
 
 

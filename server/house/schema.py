@@ -1,0 +1,102 @@
+"""The house database's schema (PostgreSQL), as versioned migrations applied at start.
+
+Like :mod:`server.schema` for SQLite: each entry is shipped once and never edited; a change is
+a new entry appended. Whoever connects first (a table server shipping, or ``dicepad house``)
+applies what is missing, under an advisory lock so that two starting at once do not race.
+
+Names: a *house name* is one table server's name in the house (``--house-name``, by default
+its host name); a table's id is only unique within its house name.
+"""
+
+from __future__ import annotations
+
+#: ``pg_advisory_xact_lock`` key held while migrating (any constant both sides agree on)
+MIGRATION_LOCK = 0x0D1CE9AD
+
+#: LISTEN/NOTIFY channel: a JSON payload ``{"house_name", "table", "seq"}`` per shipped batch
+#: (sent in the shipping transaction, so delivered only once it commits), and
+#: ``{"records": true}`` when the house PIN holder hides or shows a record
+CHANNEL = "dicepad_house"
+
+# Each entry migrates from version i to i + 1; never edit a shipped entry, append a new one.
+MIGRATIONS: tuple[tuple[str, ...], ...] = (
+    (
+        # One row per table server that ships here. ``instance`` is the random id a table
+        # server keeps in its own SQLite settings: a second server claiming a name in use
+        # (another instance) is refused.
+        """CREATE TABLE members (
+            house_name TEXT PRIMARY KEY CHECK (house_name <> ''),
+            instance TEXT NOT NULL,
+            url TEXT NOT NULL DEFAULT '',
+            claimed TIMESTAMPTZ NOT NULL DEFAULT now(),
+            seen TIMESTAMPTZ NOT NULL DEFAULT now()
+        )""",
+        # A table as its server created it, plus its line in the table list (``summary``, the
+        # table server's own, at ``summary_seq``) and the last seq the house holds.
+        """CREATE TABLE tables (
+            house_name TEXT NOT NULL REFERENCES members (house_name),
+            table_id TEXT NOT NULL,
+            game TEXT NOT NULL,
+            setup JSONB NOT NULL,
+            rules JSONB NOT NULL,
+            created TEXT NOT NULL,
+            ended TEXT,
+            summary JSONB,
+            summary_seq BIGINT NOT NULL DEFAULT 0,
+            last_seq BIGINT NOT NULL DEFAULT 0,
+            PRIMARY KEY (house_name, table_id)
+        )""",
+        # The logs, append-only as on the table servers: exactly once per key, in order
+        # (the shipper only inserts seq = last_seq + 1, ...).
+        """CREATE TABLE events (
+            house_name TEXT NOT NULL,
+            table_id TEXT NOT NULL,
+            seq BIGINT NOT NULL CHECK (seq >= 1),
+            at TEXT NOT NULL,
+            source TEXT NOT NULL,
+            type TEXT NOT NULL,
+            payload JSONB NOT NULL,
+            snapshot BOOLEAN NOT NULL DEFAULT false,
+            shipped TIMESTAMPTZ NOT NULL DEFAULT now(),
+            PRIMARY KEY (house_name, table_id, seq),
+            FOREIGN KEY (house_name, table_id) REFERENCES tables (house_name, table_id)
+        )""",
+        """CREATE FUNCTION refuse_change() RETURNS trigger LANGUAGE plpgsql AS $$
+           BEGIN RAISE EXCEPTION 'the event log is append-only'; END $$""",
+        """CREATE TRIGGER events_append_only BEFORE UPDATE OR DELETE ON events
+           FOR EACH ROW EXECUTE FUNCTION refuse_change()""",
+        # Derived on the table server (its record wall for that table, replaced whole with
+        # each shipped batch that reaches the table's head); ``hidden_at_table``: hidden by
+        # that table server's own PIN holder.
+        """CREATE TABLE records (
+            house_name TEXT NOT NULL,
+            id TEXT NOT NULL,
+            table_id TEXT NOT NULL,
+            seq BIGINT NOT NULL,
+            game TEXT NOT NULL,
+            kind TEXT NOT NULL,
+            player TEXT NOT NULL,
+            points INTEGER NOT NULL,
+            dice JSONB NOT NULL,
+            text TEXT NOT NULL,
+            at TEXT NOT NULL,
+            snapshot_seq BIGINT,
+            hidden_at_table BOOLEAN NOT NULL DEFAULT false,
+            PRIMARY KEY (house_name, id),
+            FOREIGN KEY (house_name, table_id) REFERENCES tables (house_name, table_id)
+        )""",
+        "CREATE INDEX records_wall ON records (game, kind, points DESC, at)",
+        "CREATE INDEX records_by_table ON records (house_name, table_id)",
+        # The house PIN holder's decision, kept apart so that no reshipping undoes it.
+        """CREATE TABLE hidden_records (
+            house_name TEXT NOT NULL,
+            id TEXT NOT NULL,
+            at TIMESTAMPTZ NOT NULL DEFAULT now(),
+            PRIMARY KEY (house_name, id)
+        )""",
+        # The house PIN's hash and other house settings.
+        "CREATE TABLE settings (name TEXT PRIMARY KEY, value TEXT NOT NULL)",
+    ),
+)
+
+SCHEMA_VERSION = len(MIGRATIONS)
