@@ -51,6 +51,9 @@ _CORE_AT = (slice(int(_ROWS[0]), int(_ROWS[-1]) + 1), slice(int(_COLS[0]), int(_
 """The core as slices (it is a square): a slice's elements in the mask's order, cheaper."""
 assert np.count_nonzero(_CORE[_CORE_AT]) == np.count_nonzero(_CORE) == _CORE[_CORE_AT].size
 _P98 = int(0.98 * (np.count_nonzero(_CORE) - 1))  # the 98th percentile's rank in the core
+# the two middle ranks of the core (an even count): their mean is np.median's, 3x cheaper
+_MIDDLE = (np.count_nonzero(_CORE) // 2 - 1, np.count_nonzero(_CORE) // 2)
+assert np.count_nonzero(_CORE) % 2 == 0
 _GAP = 1.3  # the next blob out from a face's pips lies this much further out ...
 _EDGE = 0.45  # ... and at least this many located sides from the centre (past the face)
 _SIZES = 2.6  # a face's biggest pip is at most this many times its smallest's area
@@ -85,7 +88,8 @@ def count_face(patch: U8) -> PipCount:
     """Count the pips of the face cut square at the centre of ``patch`` (BGR, ``FACE_PX`` a
     side, spanning ``FACE_SPAN`` located sides): what :func:`count_pips` does once cut."""
     lab = cv2.cvtColor(patch, cv2.COLOR_BGR2LAB).astype(np.float32)
-    diff = lab - np.median(lab[_CORE_AT].reshape(-1, 3), axis=0)
+    core = np.partition(lab[_CORE_AT].reshape(-1, 3).T, _MIDDLE, axis=1)
+    diff = lab - (core[:, _MIDDLE[0]] + core[:, _MIDDLE[1]]) * np.float32(0.5)  # the median
     dist = cv2.GaussianBlur(np.sqrt(np.einsum("ijk,ijk->ij", diff, diff)), (3, 3), 0.7)
     high = float(np.partition(dist[_CORE_AT].ravel(), _P98)[_P98])
     if high < 14.0:  # nothing stands out from the body: no pips to count
