@@ -160,9 +160,7 @@ def test_the_games_compare_field_by_field() -> None:
     game = {"over": True, "outcome": {"winners": ["Bob"]}, "log": [{"type": "roll"}], "seq": 1}
     assert checker.compare_games(game, json.loads(json.dumps(game))) == []
     other = game | {"outcome": {"winners": ["Ann"]}}
-    assert checker.compare_games(game, other) == [
-        "game outcome winners[0]: x86 'Bob', arm64 'Ann'"
-    ]
+    assert checker.compare_games(game, other) == ["game outcome winners[0]: x86 'Bob', arm64 'Ann'"]
 
 
 # --- the script itself -----------------------------------------------------------------------

@@ -422,9 +422,7 @@ def test_the_size_relook_leaves_sure_dice_and_other_dice_s_pips_alone(
     with monkeypatch.context() as m:  # held out, such looks misread a crowded photo's die
         m.setattr("vision.relook.classify", no_look)
         assert undersized(shot.image, found, cuts, first, nets, p) == first
-    pip = Candidate(
-        (two.center_xy[0] - 0.2 * side, two.center_xy[1] - 0.2 * side), 0.6 * side, 0.5
-    )
+    pip = Candidate((two.center_xy[0] - 0.2 * side, two.center_xy[1] - 0.2 * side), 0.6 * side, 0.5)
     first, again = read([*found, pip])
     assert first[4].probability < p.value_sure
     assert again[4] is first[4]
