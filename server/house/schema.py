@@ -97,6 +97,12 @@ MIGRATIONS: tuple[tuple[str, ...], ...] = (
         # The house PIN's hash and other house settings.
         "CREATE TABLE settings (name TEXT PRIMARY KEY, value TEXT NOT NULL)",
     ),
+    (
+        # The whole house wall biggest first (``/api/house/records`` unfiltered, or by house
+        # name): ``records_wall`` leads with the game, so without this every read sorted every
+        # record (34 ms at 100,000 on a desktop, several times that on a Pi, and growing).
+        "CREATE INDEX records_points ON records (points DESC, at)",
+    ),
 )
 
 SCHEMA_VERSION = len(MIGRATIONS)
