@@ -95,5 +95,47 @@ MIGRATIONS: tuple[tuple[str, ...], ...] = (
         """UPDATE hidden_records SET (kind, player, points, dice) =
            (SELECT kind, player, points, dice FROM records r WHERE r.id = hidden_records.id)""",
     ),
+    (
+        # Derived, like ``records``: each player's figures at each table
+        # (:mod:`server.players.stats`), rebuilt for a table whenever its log grows, keyed by
+        # the player's normalised name; ``rounds`` and ``costly`` are JSON.
+        """CREATE TABLE player_tables (
+            table_id TEXT NOT NULL REFERENCES tables(id),
+            player TEXT NOT NULL,
+            name TEXT NOT NULL,
+            game TEXT NOT NULL,
+            at TEXT NOT NULL,
+            over INTEGER NOT NULL,
+            win INTEGER NOT NULL,
+            score INTEGER,
+            turns INTEGER NOT NULL,
+            blown INTEGER NOT NULL,
+            points INTEGER NOT NULL,
+            best_turn INTEGER NOT NULL,
+            best_roll INTEGER NOT NULL,
+            best_roll_dice TEXT NOT NULL,
+            best_roll_seq INTEGER,
+            rated_turns INTEGER NOT NULL,
+            decisions INTEGER NOT NULL,
+            given_away REAL NOT NULL,
+            luck REAL NOT NULL,
+            rounds TEXT NOT NULL CHECK (json_valid(rounds)),
+            costly TEXT NOT NULL CHECK (json_valid(costly)),
+            PRIMARY KEY (table_id, player)
+        ) WITHOUT ROWID""",
+        "CREATE INDEX player_tables_by_player ON player_tables (player, at DESC)",
+        "CREATE INDEX player_tables_by_roll ON player_tables (player, best_roll DESC)",
+        # What each table's rows were derived from: the derivation's stamp and the last seq.
+        """CREATE TABLE player_derived (
+            table_id TEXT PRIMARY KEY REFERENCES tables(id),
+            stamp TEXT NOT NULL,
+            seq INTEGER NOT NULL
+        ) WITHOUT ROWID""",
+        # Not derived: the PIN holder's decision, by the player's key, survives every rebuild.
+        """CREATE TABLE hidden_players (
+            player TEXT PRIMARY KEY,
+            at TEXT NOT NULL
+        ) WITHOUT ROWID""",
+    ),
 )
 SCHEMA_VERSION = len(MIGRATIONS)
