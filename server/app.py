@@ -87,7 +87,13 @@ def _parts(config: Config, store: Store, feed: Feed) -> Dicepad:
         health.report("camera", True, "no camera (--camera none): manual entry only")
     else:
         health.report("camera", False, f"camera {config.camera!r}: waiting for the pad service")
-    return Dicepad(config, store, feed, tables, Records(store, config.clock), auth, health)
+    if config.house_url is None:
+        return Dicepad(config, store, feed, tables, Records(store, config.clock), auth, health)
+    from server.house import link  # only now: a lone Pi never loads the PostgreSQL driver
+
+    house = link.start(config, store, tables, health)
+    records = link.ShippedRecords(store, config.clock, house)
+    return Dicepad(config, store, feed, tables, records, auth, health, house)
 
 
 def _refuse_oversized() -> None:

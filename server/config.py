@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import math
 import os
+import socket
 import time
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
@@ -74,6 +75,20 @@ class Config:
     clock: Callable[[], datetime] = field(default=utc_now, compare=False)
     #: the monotonic source for rate limits and keep-alives
     monotonic: Callable[[], float] = field(default=time.monotonic, compare=False)
+    #: the house database this server ships its logs to (``--house``, ``DICEPAD_HOUSE``:
+    #: ``postgresql://...``); None: no house, and nothing of it is even imported
+    house_url: str | None = None
+    #: this server's name in the house (``--house-name``, ``DICEPAD_HOUSE_NAME``; None: the
+    #: host name): its table ids are unique only within it
+    house_name: str | None = None
+    #: this server's scoreboard as the house's pages link to it (``--public-url``,
+    #: ``DICEPAD_PUBLIC_URL``; ``dicepad serve`` defaults it to http://HOST.local:PORT/)
+    public_url: str = ""
+    #: shipping's back-off after a failure: the first wait, doubling up to the last (seconds)
+    house_retry_min: float = 1.0
+    house_retry_max: float = 60.0
+    #: how often every table is compared with what the house holds (seconds)
+    house_sweep_seconds: float = 30.0
 
     def __post_init__(self) -> None:
         from vision.params import flags_for_view
@@ -81,6 +96,14 @@ class Config:
         flags_for_view(self.camera_view)  # a ValueError naming the views
         if not _valid_idle_hours(self.idle_hours):
             raise ValueError(f"idle_hours {IDLE_RULE}, got {self.idle_hours!r}")
+        name = self.house_name
+        if name is not None and not (0 < len(name) <= 64 and name.isprintable() and name.strip()):
+            raise ValueError(f"the house name must be 1-64 printable characters, got {name!r}")
+
+    @property
+    def house_member(self) -> str:
+        """This server's name in the house: :attr:`house_name`, else the host name."""
+        return self.house_name or socket.gethostname()
 
     @property
     def idle_after(self) -> timedelta:
@@ -102,11 +125,15 @@ class Config:
         data_dir: Path | None = None,
         camera: str | None = None,
         camera_view: str | None = None,
+        house: str | None = None,
+        house_name: str | None = None,
+        public_url: str | None = None,
         environ: Mapping[str, str] | None = None,
     ) -> Config:
         """Flags win over the environment (``DICEPAD_DATA``, ``DICEPAD_CAMERA``,
-        ``DICEPAD_CAMERA_VIEW``, ``DICEPAD_PIN``, ``DICEPAD_IDLE_HOURS``), which wins over the
-        defaults. A setting that does not parse is a ValueError naming it."""
+        ``DICEPAD_CAMERA_VIEW``, ``DICEPAD_PIN``, ``DICEPAD_IDLE_HOURS``, ``DICEPAD_HOUSE``,
+        ``DICEPAD_HOUSE_NAME``, ``DICEPAD_PUBLIC_URL``), which wins over the defaults. A
+        setting that does not parse is a ValueError naming it."""
         env = os.environ if environ is None else environ
         return cls(
             data_dir=data_dir if data_dir is not None else default_data_dir(env),
@@ -114,6 +141,9 @@ class Config:
             camera_view=camera_view or env.get("DICEPAD_CAMERA_VIEW") or "overhead",
             pin=env.get("DICEPAD_PIN") or None,
             idle_hours=_idle_hours(env.get("DICEPAD_IDLE_HOURS")),
+            house_url=house or env.get("DICEPAD_HOUSE") or None,
+            house_name=house_name or env.get("DICEPAD_HOUSE_NAME") or None,
+            public_url=public_url or env.get("DICEPAD_PUBLIC_URL") or "",
         )
 
 

@@ -42,6 +42,8 @@ class Health:
         self._now = monotonic
         self._lock = threading.Lock()
         self._parts: dict[str, Component] = {}
+        self._probes: dict[str, tuple[Callable[[], tuple[bool, str]], bool]] = {}
+        self._extras: dict[str, Callable[[], Any]] = {}
 
     def report(
         self,
@@ -58,6 +60,19 @@ class Health:
         with self._lock:
             self._parts[name] = Component(ok, detail, critical, self._now(), ttl)
 
+    def probe(
+        self, name: str, check: Callable[[], tuple[bool, str]], *, critical: bool = False
+    ) -> None:
+        """Ask ``check()`` for ``(ok, detail)`` of ``name`` at every check, for a part whose
+        state changes without a report (the house's waiting count grows with each action)."""
+        with self._lock:
+            self._probes[name] = (check, critical)
+
+    def attach(self, name: str, describe: Callable[[], Any]) -> None:
+        """Add ``describe()`` to :meth:`to_json` under ``name`` (the house's status)."""
+        with self._lock:
+            self._extras[name] = describe
+
     def _store_ok(self) -> Component:
         try:
             self._store.ping()
@@ -69,7 +84,11 @@ class Health:
         """Every component now, the store probed live."""
         with self._lock:
             parts = dict(self._parts)
+            probes = dict(self._probes)
         now = self._now()
+        for name, (probe, critical) in probes.items():
+            ok, detail = probe()
+            parts[name] = Component(ok, detail, critical, now)
         for name, c in parts.items():
             if c.ttl is not None and now - c.at > c.ttl:
                 stale = f"no report for {now - c.at:.0f} s (last: {c.detail})"
@@ -88,8 +107,10 @@ class Health:
     def to_json(self) -> dict[str, Any]:
         parts = self.check()
         now = self._now()
+        with self._lock:
+            extras = dict(self._extras)
         return {
             "ok": all(c.ok for c in parts.values() if c.critical),
             "components": {name: c.to_json(now) for name, c in sorted(parts.items())},
             "feed": self._feed.stats().to_json(),
-        }
+        } | {name: describe() for name, describe in extras.items()}

@@ -8,6 +8,7 @@ The pad service (issue 8) reaches the same objects: it calls
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
 from flask import Flask, current_app
 
@@ -18,6 +19,9 @@ from server.health import Health
 from server.records import Records
 from server.store import Store
 from server.tables import TableService
+
+if TYPE_CHECKING:  # the house's code (and its driver) is loaded only with --house
+    from server.house.shipper import Shipper
 
 EXTENSION = "dicepad"
 
@@ -31,9 +35,13 @@ class Dicepad:
     records: Records
     auth: PinAuth
     health: Health
+    #: shipping this server's logs to the house (``--house``); None on a lone Pi
+    house: Shipper | None = None
 
     def close(self) -> None:
-        """End every live stream, then close the database (server shutdown)."""
+        """Stop shipping, end every live stream, then close the database (server shutdown)."""
+        if self.house is not None:
+            self.house.close()
         self.feed.close()
         self.store.close()
 

@@ -97,6 +97,27 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         "frees its thread and live-feed slot)",
     )
     parser.add_argument(
+        "--house",
+        default=None,
+        metavar="URL",
+        help="ship every table's log to the house's PostgreSQL database "
+        "(postgresql://USER:PASSWORD@HOST/DB; default: $DICEPAD_HOUSE; none: no house)",
+    )
+    parser.add_argument(
+        "--house-name",
+        default=None,
+        metavar="NAME",
+        help="this table server's name in the house (default: $DICEPAD_HOUSE_NAME, else the "
+        "host name); each Pi of a house needs its own",
+    )
+    parser.add_argument(
+        "--public-url",
+        default=None,
+        metavar="URL",
+        help="this scoreboard's address for the house's links (default: $DICEPAD_PUBLIC_URL, "
+        "else http://HOSTNAME.local:PORT/)",
+    )
+    parser.add_argument(
         "--max-clients",
         type=int,
         default=200,
@@ -120,7 +141,12 @@ def run(args: argparse.Namespace) -> int:
         return 2
     try:
         config = Config.from_environ(
-            data_dir=args.data, camera=args.camera, camera_view=args.camera_view
+            data_dir=args.data,
+            camera=args.camera,
+            camera_view=args.camera_view,
+            house=args.house,
+            house_name=args.house_name,
+            public_url=args.public_url,
         )
     except ValueError as exc:  # DICEPAD_CAMERA_VIEW names no view, DICEPAD_IDLE_HOURS no hours
         print(f"dicepad serve: {exc}", file=sys.stderr)
@@ -136,6 +162,9 @@ def run(args: argparse.Namespace) -> int:
         print(f"dicepad serve: camera {config.camera!r}: {exc}", file=sys.stderr)
         return 2
     config = dataclasses.replace(config, max_feed_clients=args.max_clients)
+    if config.house_url is not None and not config.public_url:
+        public = f"http://{socket.gethostname()}.local:{args.port}/"
+        config = dataclasses.replace(config, public_url=public)
     try:
         app = create_app(config)
     except (StoreError, RuntimeError, ValueError, OSError) as exc:

@@ -155,7 +155,14 @@ def board_context(table_id: str, *, kiosk: bool) -> dict[str, Any]:
         "hint": hint,
         "pad": board.pad_panel(view, camera_configured=not d.config.manual_only),
         "ask": ask.question(view),
+        "house_banner": house_banner(),
     }
+
+
+def house_banner() -> str | None:
+    """The house shipping's line when it is offline or refused (``--house``), else None."""
+    house = dicepad().house
+    return house.status().banner() if house is not None else None
 
 
 @bp.get("/t/<table_id>")
@@ -177,7 +184,7 @@ def board_part(table_id: str) -> BaseResponse:
     view = dicepad().tables.view(table_id)
     control = logged_in() and not kiosk_mode
     # the pad service's notices and camera status change the board without a log entry
-    key = (table_id, view["seq"], control, kiosk_mode, board.pad_key(view))
+    key = (table_id, view["seq"], control, kiosk_mode, board.pad_key(view), house_banner())
 
     def render() -> str:
         return render_template("_board.html", **board_context(table_id, kiosk=kiosk_mode))
