@@ -23,6 +23,7 @@ COMMANDS: dict[str, str] = {
     "calibrate": "server.cli.calibrate",
     "markers": "server.cli.markers",
     "pin": "server.cli.pin",
+    "house": "server.cli.house",
 }
 
 

@@ -82,7 +82,12 @@ class HouseDb:
             self.migrated, self.problem = True, None
         self._give_back(conn)
         if self._on_ready is not None:
-            self._on_ready()
+            try:
+                self._on_ready()
+            except (HouseUnavailableError, psycopg.Error) as exc:  # gone again: retry it all
+                with self._lock:
+                    self.migrated, self.problem = False, _first_line(exc)
+                return False
         return True
 
     def _retrying(self) -> None:

@@ -75,9 +75,12 @@ class HouseReads:
         self._idle_after = idle_after
         self._clock = clock
 
-    def _rows(self, query: sql.Composable, params: Sequence[Any] = ()) -> list[tuple[Any, ...]]:
+    def _rows(
+        self, query: sql.SQL | sql.Composed, params: Sequence[Any] = ()
+    ) -> list[tuple[Any, ...]]:
         with self._db.connection() as conn:
-            return conn.execute(query, params).fetchall()
+            rows: list[tuple[Any, ...]] = conn.execute(query, params).fetchall()
+            return rows
 
     def _lines(self, rows: list[tuple[Any, ...]]) -> list[TableLine]:
         now = self._clock()
@@ -107,8 +110,9 @@ class HouseReads:
             compare = ">=" if state == "playing" else "<"
             where.append(sql.SQL("{}::timestamptz " + compare + " %s::timestamptz").format(_LAST))
             params.append(cutoff)
-        query = sql.SQL("SELECT {} FROM tables t JOIN members m ON m.house_name = t.house_name")
-        query = query.format(_LINE_COLUMNS)
+        query = sql.SQL(
+            "SELECT {} FROM tables t JOIN members m ON m.house_name = t.house_name"
+        ).format(_LINE_COLUMNS)
         if where:
             query += sql.SQL(" WHERE ") + sql.SQL(" AND ").join(where)
         query += sql.SQL(" ORDER BY {} DESC, t.house_name, t.table_id LIMIT %s OFFSET %s").format(
@@ -189,12 +193,18 @@ class HouseReads:
         query += sql.SQL(" ORDER BY r.points DESC, r.at LIMIT %s OFFSET %s")
         return [_record(r) for r in self._rows(query, [*params, q.limit, q.offset])]
 
-    def wall(self, *, per_kind: int = 30, include_hidden: bool = False) -> list[HouseRecord]:
+    def wall(
+        self, *, per_kind: int = 30, include_hidden: bool = False, house_name: str | None = None
+    ) -> list[HouseRecord]:
         """The top ``per_kind`` records of every (game, kind) there is, biggest first within
         each: what the wall page groups. The pairs are found by skipping along the wall's
         index (a loose index scan), and each pair's top is an index scan too, so this stays
         fast however many records the house holds."""
         shown = sql.SQL("") if include_hidden else sql.SQL(" AND ") + _SHOWN
+        params: list[Any] = []
+        if house_name is not None:
+            shown += sql.SQL(" AND r.house_name = %s")
+            params.append(house_name)
         query = sql.SQL(
             "WITH RECURSIVE pairs(game, kind) AS ("
             " (SELECT game, kind FROM records ORDER BY game, kind LIMIT 1)"
@@ -206,7 +216,7 @@ class HouseReads:
             "  WHERE r.game = pairs.game AND r.kind = pairs.kind{}"
             "  ORDER BY r.points DESC, r.at LIMIT %s) top"
         ).format(_RECORD_COLUMNS, _RECORD_FROM, shown)
-        return [_record(r) for r in self._rows(query, [per_kind])]
+        return [_record(r) for r in self._rows(query, [*params, per_kind])]
 
     def set_hidden(self, house_name: str, record_id: str, hidden: bool) -> None:
         """Hide a record from the house wall (or show it again); kept either way, and every

@@ -59,9 +59,7 @@ class TableLine:
     scoreboard: str | None
 
     @classmethod
-    def from_row(
-        cls, row: tuple[Any, ...], *, now: datetime, idle_after: timedelta
-    ) -> TableLine:
+    def from_row(cls, row: tuple[Any, ...], *, now: datetime, idle_after: timedelta) -> TableLine:
         """From ``(house_name, table_id, game, setup, created, ended, summary, last_seq, url)``.
         ``summary`` is the table server's own line (None until its first is shipped)."""
         house_name, table_id, game, setup, created, ended, summary, last_seq, url = row
