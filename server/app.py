@@ -20,6 +20,8 @@ from server.feed.hub import Feed
 from server.health import Health
 from server.limiter import FailureLimiter
 from server.pad import api as pad_api
+from server.pages import players as player_pages
+from server.players import api as players_api
 from server.records import Records
 from server.services import EXTENSION, Dicepad
 from server.store import Store
@@ -57,6 +59,8 @@ def create_app(config: Config) -> Flask:
     app.register_blueprint(api.bp)
     app.register_blueprint(pad_api.bp)
     pages.init_app(app)
+    players_api.init_app(app)  # the players' rows, kept as tables change (issue 36)
+    player_pages.init_app(app)
     return app
 
 
