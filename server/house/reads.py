@@ -174,24 +174,7 @@ class HouseReads:
 
     def records(self, q: RecordQuery) -> list[HouseRecord]:
         """Records biggest first (ties: the earlier first), filtered and paged."""
-        where: list[sql.Composable] = []
-        params: list[Any] = []
-        for column, value in (
-            ("game", q.game),
-            ("kind", q.kind),
-            ("house_name", q.house_name),
-            ("table_id", q.table),
-        ):
-            if value is not None:
-                where.append(sql.SQL("r.{} = %s").format(sql.Identifier(column)))
-                params.append(value)
-        if not q.include_hidden:
-            where.append(_SHOWN)
-        query = sql.SQL("SELECT {} FROM {}").format(_RECORD_COLUMNS, _RECORD_FROM)
-        if where:
-            query += sql.SQL(" WHERE ") + sql.SQL(" AND ").join(where)
-        query += sql.SQL(" ORDER BY r.points DESC, r.at LIMIT %s OFFSET %s")
-        return [_record(r) for r in self._rows(query, [*params, q.limit, q.offset])]
+        return [_record(r) for r in self._rows(*records_query(q))]
 
     def wall(
         self, *, per_kind: int = 30, include_hidden: bool = False, house_name: str | None = None
@@ -243,6 +226,28 @@ class HouseReads:
     def ping(self) -> None:
         """A trivial query: raises when the database does not answer (``/api/health``)."""
         self._rows(sql.SQL("SELECT 1"))
+
+
+def records_query(q: RecordQuery) -> tuple[sql.Composed, list[Any]]:
+    """The SQL of :meth:`HouseReads.records` and its parameters (the tests EXPLAIN it)."""
+    where: list[sql.Composable] = []
+    params: list[Any] = []
+    for column, value in (
+        ("game", q.game),
+        ("kind", q.kind),
+        ("house_name", q.house_name),
+        ("table_id", q.table),
+    ):
+        if value is not None:
+            where.append(sql.SQL("r.{} = %s").format(sql.Identifier(column)))
+            params.append(value)
+    if not q.include_hidden:
+        where.append(_SHOWN)
+    query = sql.SQL("SELECT {} FROM {}").format(_RECORD_COLUMNS, _RECORD_FROM)
+    if where:
+        query += sql.SQL(" WHERE ") + sql.SQL(" AND ").join(where)
+    query += sql.SQL(" ORDER BY r.points DESC, r.at LIMIT %s OFFSET %s")
+    return query, [*params, q.limit, q.offset]
 
 
 def _record(row: tuple[Any, ...]) -> HouseRecord:
