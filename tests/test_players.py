@@ -95,11 +95,14 @@ def test_a_held_out_bolo_game_gives_each_players_figures_exactly(
         rolls = [r["points"] for r in wall if r["player"] == name and r["kind"] == "roll"]
         best = got["best_roll"]["points"] if got["best_roll"] else 0
         assert best >= max(rolls, default=0)
-        assert got["given_away"] is not None and got["given_away"] >= 0
+        assert got["given_away"] is not None
+        assert got["given_away"] >= 0
         assert got["by_game"]["bolo"]["turns"] == turns
         (last,) = got["last_games"]
-        assert last["table"] == table and last["url"] == f"/t/{table}"
-        assert last["rounds"][0] == 0 and len(last["rounds"]) == turns + 1
+        assert last["table"] == table
+        assert last["url"] == f"/t/{table}"
+        assert last["rounds"][0] == 0
+        assert len(last["rounds"]) == turns + 1
         assert all(d["cost"] > 0 for d in last["costly"])
     ann = client.get("/api/players/ann").get_json()
     assert ann["best_roll"]["points"] == 1000  # 1 1 1, not the undone 1 1 1 1 1 (Cy's anyway)
@@ -130,7 +133,8 @@ def test_one_player_across_tables_however_the_name_was_typed(
     names = [p["name"] for p in client.get("/api/players").get_json()]
     assert sorted(names) == ["Bob", "rené"]  # the latest table's spelling, NFC
     got = client.get("/api/players/REN%C3%89").get_json()
-    assert got["turns"] == 2 and got["tables"] == 2
+    assert got["turns"] == 2
+    assert got["tables"] == 2
 
 
 def test_only_the_pin_holder_hides_a_player(app: Flask, client: FlaskClient) -> None:
@@ -145,7 +149,8 @@ def test_only_the_pin_holder_hides_a_player(app: Flask, client: FlaskClient) -> 
         client.post("/api/players/Ann/hide", headers={"X-Dicepad-Pin": "0000"}).status_code == 403
     )
     page = client.get("/players/Ann")
-    assert page.status_code == 200 and b"/players/ann/hide" not in page.data  # no form
+    assert page.status_code == 200
+    assert b"/players/ann/hide" not in page.data
     assert client.post("/players/ann/hide", data={"hidden": "1"}).status_code == 403  # no CSRF
     r = client.post("/api/players/ANN/hide", headers=AUTH)
     assert r.get_json() == {"player": "ann", "hidden": True}
@@ -154,7 +159,8 @@ def test_only_the_pin_holder_hides_a_player(app: Flask, client: FlaskClient) -> 
     assert client.get("/players/Ann").status_code == 404
     assert b"Ann" not in client.get("/players").data
     r = client.post("/api/players/Ann/hide", json={"hidden": False}, headers=AUTH)
-    assert r.status_code == 200 and client.get("/api/players/Ann").status_code == 200
+    assert r.status_code == 200
+    assert client.get("/api/players/Ann").status_code == 200
     assert client.post("/api/players/Nobody/hide", headers=AUTH).status_code == 404
 
 
@@ -184,7 +190,8 @@ def test_a_player_name_is_escaped_everywhere(app: Flask, client: FlaskClient) ->
     settled(app)
     for path in ("/players", f"/players/{evil}"):
         html = client.get(path).get_data(as_text=True)
-        assert "<b>x</b>" not in html and "&lt;b&gt;x&lt;/b&gt;" in html, path
+        assert "<b>x</b>" not in html, path
+        assert "&lt;b&gt;x&lt;/b&gt;" in html, path
 
 
 def test_the_table_page_draws_the_score_by_round(app: Flask, client: FlaskClient) -> None:
@@ -194,7 +201,8 @@ def test_the_table_page_draws_the_score_by_round(app: Flask, client: FlaskClient
         BANK_1000,
     )
     html = client.get(f"/t/{table}").get_data(as_text=True)
-    assert '<svg class="chart-svg"' in html and "<polyline" in html
+    assert '<svg class="chart-svg"' in html
+    assert "<polyline" in html
     assert 'href="/players/ann"' in html
     assert "style=" not in html.split("chart-svg")[1].split("</figure>")[0]  # the CSP
 

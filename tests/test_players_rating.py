@@ -77,7 +77,8 @@ def test_points_given_away_match_a_monte_carlo_of_both_choices(
     option = next(o for o in keeps(roll, p.spec.table) if o.keep == kept)
     step = Step(roll, kept, option.points, option.combos)
     rating = rate_turn(p, [step], banked=banked)
-    assert rating is not None and rating.decisions == 1
+    assert rating is not None
+    assert rating.decisions == 1
     cost = rating.given_away
 
     def chosen(rng: random.Random) -> float:
@@ -105,7 +106,8 @@ def test_points_given_away_match_a_monte_carlo_of_both_choices(
     error = (e_best**2 + e_chosen**2) ** 0.5
     assert cost > 20, "a hand-made mistake the coach must see"
     assert abs(simulated - cost) <= 4 * error + 5, (cost, simulated, error)
-    assert rating.costly and rating.costly[0].text.startswith(f"kept {' '.join(map(str, kept))}")
+    assert rating.costly
+    assert rating.costly[0].text.startswith(f"kept {' '.join(map(str, kept))}")
 
 
 def random_turn(p: Policy, rng: random.Random) -> tuple[list[Step], bool]:
@@ -134,7 +136,8 @@ def test_luck_averages_zero_and_nothing_is_given_away_below_zero() -> None:
         steps, banked = random_turn(p, rng)
         rating = rate_turn(p, steps, banked=banked)
         assert rating is not None
-        assert rating.given_away >= 0 and all(d.cost >= 0 for d in rating.costly)
+        assert rating.given_away >= 0
+        assert all(d.cost >= 0 for d in rating.costly)
         lucks.append(rating.luck)
         given.append(rating.given_away)
     error = statistics.stdev(lucks) / len(lucks) ** 0.5
@@ -153,4 +156,5 @@ def test_the_best_play_gives_nothing_away() -> None:
     ):
         rating = rate_turn(p, [Step(roll, best.keep, best.points, best.combos)], banked=True)
         assert rating is not None
-    assert rating.given_away == 0 and rating.costly == ()
+    assert rating.given_away == 0
+    assert rating.costly == ()
