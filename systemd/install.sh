@@ -6,9 +6,12 @@
 #   sudo systemd/install.sh --uninstall  remove the service and /opt/dicepad, keep the data
 #   sudo systemd/install.sh --uninstall --purge   ... and the data, settings and user
 #   systemd/install.sh --print-constraints        the NumPy/OpenCV pins for this OS, and why
+#   sudo systemd/install.sh --house      the house machine (any Debian bookworm/trixie, or a Pi):
+#                                        PostgreSQL, role and database dicepad_house, the
+#                                        dicepad-house service; prints the URL the tables need
 #
 # Layout: /opt/dicepad/venv (the program, built from the copy in /opt/dicepad/src),
-# /etc/dicepad/dicepad.env (settings),
+# /etc/dicepad/dicepad.env (settings), /etc/dicepad/house.env (--house: the database URL, 0600),
 # /var/lib/dicepad (database, PIN hash, snapshots; created by systemd), user `dicepad`.
 # For tests, the facts it reads can be redirected: DICEPAD_OS_RELEASE (os-release file),
 # DICEPAD_PI_MODEL (device-tree model file), DICEPAD_SYSTEM_PYTHON (the system python3), and
@@ -31,11 +34,22 @@ os_release="${DICEPAD_OS_RELEASE:-/etc/os-release}"
 system_python="${DICEPAD_SYSTEM_PYTHON:-/usr/bin/python3}"
 pi_install="$checkout/server/pi_install.py"
 apt_packages=(python3-venv python3-numpy python3-picamera2 python3-lgpio sqlite3)
+house_unit_src="$here/dicepad-house.service"
+house_unit_dst="$root/etc/systemd/system/dicepad-house.service"
+house_env="$conf_dir/house.env"
+house_db=dicepad_house
+house_role=dicepad
+house_apt_packages=(python3-venv python3-numpy postgresql)
+pg_etc="$root/etc/postgresql"
+# what pip installs and what must import afterwards (a house-only machine has no camera)
+extras="[pi]"
+check_modules=(cv2 onnxruntime picamera2 gpiozero server.cli)
 
 action=install
 dry_run=0
 force=0
 purge=0
+house=0
 
 usage() { sed -n '2,/^set -euo/s/^# \{0,1\}//p' "${BASH_SOURCE[0]}"; }
 say() { printf '==> %s\n' "$*"; }
@@ -85,12 +99,18 @@ while [ $# -gt 0 ]; do
     --uninstall) action=uninstall ;;
     --purge) purge=1 ;;
     --print-constraints) action=constraints ;;
+    --house) house=1 ;;
     -h | --help) usage; exit 0 ;;
     *) usage >&2; die "unknown option: $1" ;;
   esac
   shift
 done
 [ "$purge" = 0 ] || [ "$action" = uninstall ] || die "--purge only goes with --uninstall"
+if [ "$house" = 1 ]; then
+  [ "$action" = install ] || die "--house only installs: to remove it, sudo systemctl disable --now \
+dicepad-house and rm $house_unit_dst (the database stays: sudo -u postgres dropdb $house_db)"
+  action=house
+fi
 [ -z "$root" ] || [ "$dry_run" = 1 ] || die "DICEPAD_ROOT is only for dry runs (tests)"
 
 # --- facts -----------------------------------------------------------------------------------
@@ -226,9 +246,9 @@ install_project() {
   say "dicepad from $checkout (copied to $source_copy) into the venv"
   copy_source
   run env PIP_DISABLE_PIP_VERSION_CHECK=1 "$venv/bin/python" -m pip install --upgrade \
-    --constraint "$constraints" "${source_copy}[pi]"
-  say "check: NumPy must be Debian's, and OpenCV, ONNX Runtime, picamera2 and dicepad must import"
-  run "$venv/bin/python" "$pi_install" check --numpy "$numpy" cv2 onnxruntime picamera2 gpiozero server.cli
+    --constraint "$constraints" "${source_copy}${extras}"
+  say "check: NumPy must be Debian's, and ${check_modules[*]} must import"
+  run "$venv/bin/python" "$pi_install" check --numpy "$numpy" "${check_modules[@]}"
 }
 
 install_service() {
@@ -317,8 +337,147 @@ do_uninstall() {
   fi
 }
 
+# --- the house (--house) ------------------------------------------------------------------------
+
+pg_query() {  # pg_query SQL: one value from PostgreSQL as its superuser (read-only; dry runs too)
+  runuser -u postgres -- psql -X -q -A -t -v ON_ERROR_STOP=1 -d postgres -c "$1" 2>/dev/null || true
+}
+
+pg_admin() {  # pg_admin SQL [SHOWN]: run SQL as postgres, on stdin (a password never in ps)
+  if [ "$dry_run" = 1 ]; then
+    printf '+ psql as postgres: %s\n' "${2:-$1}"
+  else
+    printf '%s\n' "$1" | runuser -u postgres -- psql -X -q -v ON_ERROR_STOP=1 -d postgres
+  fi
+}
+
+new_password() {  # 32 random hex digits: nothing a URL must escape
+  head -c 16 /dev/urandom | od -An -tx1 | tr -d ' \n'
+}
+
+house_setting() {  # the house database URL kept in $house_env, or nothing
+  [ -r "$house_env" ] || return 0
+  sed -n 's/^DICEPAD_HOUSE_DB=//p' "$house_env" | tail -n 1
+}
+
+pg_conf_dir() {  # /etc/postgresql/VERSION/main of the newest cluster (Debian's layout)
+  local found
+  found="$(find "$pg_etc" -mindepth 2 -maxdepth 2 -type d -name main 2>/dev/null | sort -V | tail -n 1)"
+  printf '%s' "${found:-$pg_etc/VERSION/main}"
+}
+
+check_house_platform() {
+  codename="$(os_codename)"
+  case "$codename" in
+    bookworm | trixie) say "OS: Debian $codename (the house needs no camera: any machine will do)" ;;
+    *)
+      [ "$force" = 1 ] || die "unsupported OS release '${codename:-unknown}' (from $os_release): \
+bookworm or trixie is needed. Use --force to try anyway."
+      warn "untested OS release '${codename:-unknown}'; going on because of --force"
+      ;;
+  esac
+  if [ -z "$(pi_model)" ]; then
+    extras=""
+    check_modules=(psycopg server.house.app)
+  else
+    check_modules=(psycopg server.house.app server.cli)
+  fi
+}
+
+setup_postgres() {
+  local conf password url
+  say "PostgreSQL: listening on the bar's network for the tables, role $house_role, database $house_db"
+  run systemctl enable --now postgresql.service
+  conf="$(pg_conf_dir)"
+  # Debian's postgresql.conf reads conf.d/; the tables on other machines need more than localhost
+  write_file 0644 "$conf/conf.d/dicepad.conf" "# dicepad: the table servers ship from the bar's network
+listen_addresses = '*'"
+  if ! grep -qs "^host $house_db $house_role samenet" "$conf/pg_hba.conf"; then
+    if [ "$dry_run" = 1 ]; then
+      printf '+ append to %s: host %s %s samenet scram-sha-256\n' "$conf/pg_hba.conf" "$house_db" "$house_role"
+    else
+      printf 'host %s %s samenet scram-sha-256\n' "$house_db" "$house_role" >>"$conf/pg_hba.conf"
+    fi
+  fi
+  run systemctl restart postgresql.service
+  url="$(house_setting)"
+  if [ "$(pg_query "SELECT 1 FROM pg_roles WHERE rolname = '$house_role'")" = 1 ] && [ -n "$url" ]; then
+    echo "    role $house_role exists and $house_env has its URL: kept"
+  else
+    if [ "$dry_run" = 1 ]; then password="NEW-PASSWORD"; else password="$(new_password)"; fi
+    if [ "$(pg_query "SELECT 1 FROM pg_roles WHERE rolname = '$house_role'")" = 1 ]; then
+      warn "role $house_role exists but $house_env is missing: it gets a new password (point the tables at the new URL)"
+      pg_admin "ALTER ROLE $house_role LOGIN PASSWORD '$password'" "ALTER ROLE $house_role LOGIN PASSWORD '********'"
+    else
+      pg_admin "CREATE ROLE $house_role LOGIN PASSWORD '$password'" "CREATE ROLE $house_role LOGIN PASSWORD '********'"
+    fi
+    url="postgresql://$house_role:$password@localhost:5432/$house_db"
+    run install -d -m 0755 "$conf_dir"
+    write_file 0600 "$house_env" "# dicepad house: the database (made by systemd/install.sh --house; keep it secret)
+DICEPAD_HOUSE_DB=$url"
+  fi
+  if [ "$(pg_query "SELECT 1 FROM pg_database WHERE datname = '$house_db'")" = 1 ]; then
+    echo "    database $house_db exists: kept"
+  else
+    pg_admin "CREATE DATABASE $house_db OWNER $house_role"
+  fi
+  house_url="$url"
+}
+
+install_house_service() {
+  say "the unit $house_unit_dst"
+  run install -m 0644 "$house_unit_src" "$house_unit_dst"
+  run systemctl daemon-reload
+  run systemctl enable dicepad-house.service
+  if ! run systemctl restart dicepad-house.service; then
+    journalctl -u dicepad-house.service -n 40 --no-pager >&2 || true
+    die "dicepad-house did not start; the log is above (sudo journalctl -u dicepad-house)"
+  fi
+}
+
+print_house_steps() {
+  local host tables_url ip ips
+  host="$(hostname 2>/dev/null || echo house)"
+  ips="$(hostname -I 2>/dev/null || true)"
+  tables_url="${house_url/@localhost:/@$host.local:}"
+  echo
+  say "the house runs. Its pages, for phones and a TV (add ?kiosk=1):"
+  echo "    http://$host.local:8090/"
+  for ip in $ips; do
+    case "$ip" in *:*) ;; *) echo "    http://$ip:8090/" ;; esac
+  done
+  echo "  The URL the tables need (keep it secret: it holds the password):"
+  echo "    $tables_url"
+  echo "  On each table Pi, add to /etc/dicepad/dicepad.env, then sudo systemctl restart dicepad:"
+  echo "    DICEPAD_HOUSE=$tables_url"
+  echo "    DICEPAD_HOUSE_NAME=<a name for that table, e.g. its host name>"
+  echo "  or run it by hand:  dicepad serve --house '$tables_url' --house-name NAME"
+  echo "  The house PIN is printed once, on the first start:  sudo journalctl -u dicepad-house | grep -i pin"
+}
+
+do_house() {
+  check_house_platform
+  [ "$dry_run" = 1 ] || [ "$(id -u)" = 0 ] || die "run as root: sudo $0 --house (or --dry-run to see the plan)"
+  [ "$dry_run" = 0 ] || say "dry run: nothing is changed; these are the commands it would run"
+  say "apt packages (PostgreSQL, Python's venv and NumPy from Debian)"
+  run apt-get update
+  run env DEBIAN_FRONTEND=noninteractive apt-get install -y --no-install-recommends "${house_apt_packages[@]}"
+  if getent passwd dicepad >/dev/null; then
+    echo "    user dicepad exists"
+  else
+    run useradd --system --user-group --home-dir "$data_dir" --no-create-home \
+      --shell /usr/sbin/nologin --comment "dicepad scoreboard" dicepad
+  fi
+  ensure_venv
+  install_project
+  setup_postgres
+  install_house_service
+  print_house_steps
+}
+
 case "$action" in
   install) do_install ;;
+  house) do_house ;;
   uninstall) do_uninstall ;;
   constraints) print_constraints ;;
 esac
