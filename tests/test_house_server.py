@@ -443,6 +443,7 @@ def test_the_command_says_in_one_line_what_is_wrong(tmp_path: Path) -> None:
         assert "Traceback" not in text
         with pytest.raises(urllib.error.HTTPError) as caught:
             urllib.request.urlopen(server.url + "/api/health", timeout=10)
+        caught.value.close()  # its socket
         assert caught.value.code == 503
     finally:
         server.stop()
