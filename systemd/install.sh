@@ -405,7 +405,7 @@ listen_addresses = '*'"
     echo "    role $house_role exists and $house_env has its URL: kept"
   else
     # a dry run sets nothing: a placeholder in what it prints
-    if [ "$dry_run" = 1 ]; then password=NEW-PASSWORD; else password="$(new_password)"; fi
+    if [ "$dry_run" = 1 ]; then password=NEW-PASSWORD; else password=$(new_password); fi
     if [ "$(pg_query "SELECT 1 FROM pg_roles WHERE rolname = '$house_role'")" = 1 ]; then
       warn "role $house_role exists but $house_env is missing: it gets a new password (point the tables at the new URL)"
       pg_admin "ALTER ROLE $house_role LOGIN PASSWORD '$password'" "ALTER ROLE $house_role LOGIN PASSWORD '********'"
