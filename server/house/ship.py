@@ -115,23 +115,19 @@ def ship(conn: Conn, house_name: str, instance: str, batch: Batch) -> HouseHead:
     table = batch.table
     key = (house_name, table.id)
     with conn.transaction():
-        held = conn.execute(
-            "UPDATE members SET seen = now() WHERE house_name = %s AND instance = %s",
-            (house_name, instance),
-        )
-        if held.rowcount != 1:
-            raise ClaimLostError(f"the house no longer lists this server as {house_name!r}")
         conn.execute(
             "INSERT INTO tables (house_name, table_id, game, setup, rules, created, ended)"
             " VALUES (%s, %s, %s, %s, %s, %s, %s) ON CONFLICT (house_name, table_id) DO NOTHING",
             (*key, table.game, Jsonb(table.setup), Jsonb(table.rules), table.created, table.ended),
         )
         row = conn.execute(  # the row lock: two shippers of one name queue here
-            "SELECT last_seq, summary_seq, summary IS NOT NULL FROM tables"
-            " WHERE house_name = %s AND table_id = %s FOR UPDATE",
+            "SELECT t.last_seq, t.summary_seq, t.summary IS NOT NULL, m.instance FROM tables t"
+            " JOIN members m ON m.house_name = t.house_name"
+            " WHERE t.house_name = %s AND t.table_id = %s FOR UPDATE OF t",
             key,
         ).fetchone()
-        assert row is not None  # inserted just above
+        if row is None or row[3] != instance:
+            raise ClaimLostError(f"the house no longer lists this server as {house_name!r}")
         last = int(row[0])
         summary_seq = int(row[1]) if row[2] else None
         _check_delivered(conn, key, [e for e in batch.events if e.seq <= last])
@@ -145,17 +141,30 @@ def ship(conn: Conn, house_name: str, instance: str, batch: Batch) -> HouseHead:
         if fresh:
             _insert_events(conn, key, fresh)
             last = fresh[-1].seq
+        if batch.summary is not None:
+            summary_seq = _ship_line(conn, key, last, batch.summary, batch.records)
+        elif fresh:
             conn.execute(
                 "UPDATE tables SET last_seq = %s WHERE house_name = %s AND table_id = %s",
                 (last, *key),
             )
-        if batch.summary is not None:
-            summary_seq = _ship_line(conn, key, last, batch.summary, batch.records)
         conn.execute(
             "SELECT pg_notify(%s, %s)",
             (CHANNEL, json.dumps({"house_name": house_name, "table": table.id, "seq": last})),
         )
     return HouseHead(last, summary_seq)
+
+
+def seen(conn: Conn, house_name: str, instance: str) -> None:
+    """Note that this server is alive (the house page shows it); :class:`ClaimLostError`
+    when the house no longer lists it under ``house_name``."""
+    with conn.transaction():
+        held = conn.execute(
+            "UPDATE members SET seen = now() WHERE house_name = %s AND instance = %s",
+            (house_name, instance),
+        )
+    if held.rowcount != 1:
+        raise ClaimLostError(f"the house no longer lists this server as {house_name!r}")
 
 
 def _check_delivered(conn: Conn, key: tuple[str, str], events: Sequence[EventRow]) -> None:
@@ -200,15 +209,15 @@ def _ship_line(
     summary: Mapping[str, Any],
     records: Sequence[RecordRow],
 ) -> int:
-    """The table's line and records, replacing the house's; its seq (at most ``last``: a
-    line never claims an event the house does not hold)."""
+    """The table's line and records, replacing the house's, and its ``last`` seq; the
+    line's seq (at most ``last``: a line never claims an event the house does not hold)."""
     seq = int(summary["seq"])
     if seq > last:
         raise ValueError(f"a line at seq {seq} shipped with the log only up to {last}")
     conn.execute(
-        "UPDATE tables SET summary = %s, summary_seq = %s, ended = %s"
+        "UPDATE tables SET last_seq = %s, summary = %s, summary_seq = %s, ended = %s"
         " WHERE house_name = %s AND table_id = %s",
-        (Jsonb(dict(summary)), seq, summary.get("ended"), *key),
+        (last, Jsonb(dict(summary)), seq, summary.get("ended"), *key),
     )
     conn.execute("DELETE FROM records WHERE house_name = %s AND table_id = %s", key)
     for start in range(0, len(records), RECORDS_PER_INSERT):

@@ -30,6 +30,7 @@ import psycopg
 from server.house import ship
 from server.house.migrate import HouseError, connect
 from server.house.ship import Batch, HouseHead, LogConflictError, NameTakenError
+from server.rows import TableRow
 from server.store import Store
 from server.table_values import UnknownTableError
 from server.tables import TableService
@@ -50,6 +51,10 @@ class ShipSettings:
     retry_max: float = 60.0
     sweep_seconds: float = 30.0
     batch: int = 500  #: events per transaction
+    #: how long the thread lets a change settle before shipping: the action's own request
+    #: finishes first (its answer is not slowed by the shipping it woke), and a burst of
+    #: actions ships as one batch
+    linger: float = 0.02
     connect_timeout: float = 5.0
 
 
@@ -105,7 +110,8 @@ class HouseStatus:
 
 
 class Shipper:
-    """The shipping thread of one table server and what it knows of the house."""
+    """The shipping thread of one table server and what it knows of the house. It reads the
+    logs of ``store``'s database through a connection of its own."""
 
     def __init__(
         self,
@@ -117,7 +123,8 @@ class Shipper:
         clock: Callable[[], datetime],
         monotonic: Callable[[], float] = time.monotonic,
     ) -> None:
-        self._store = store
+        # Its own connection: with WAL, reading the logs never waits on a table's write.
+        self._store = Store(store.path)
         self._tables = tables
         self.settings = settings
         self._instance = instance
@@ -132,6 +139,7 @@ class Shipper:
         self._house = self._load_acks()
         self._saved_at = self._now()
         self._conflicts: dict[str, str] = {}
+        self._rows: dict[str, TableRow] = {}  #: the tables' rows (the thread's own)
         self._status = HouseStatus(settings.house_name, False, None, 0, None, None)
         self._thread = threading.Thread(target=self._run, name="house-shipper", daemon=True)
 
@@ -167,6 +175,7 @@ class Shipper:
             self._thread.join(timeout)
         if not self._thread.is_alive():
             self._save_acks()
+        self._store.close()
 
     # -- the thread ---------------------------------------------------------------------
 
@@ -186,8 +195,8 @@ class Shipper:
                 more = self._pass(conn)
                 if self._now() - self._saved_at >= ACK_SAVE_SECONDS:
                     self._save_acks()
-                if not more:
-                    self._wake.wait(max(0.0, next_sweep - self._now()))
+                if not more and self._wake.wait(max(0.0, next_sweep - self._now())):
+                    self._stop.wait(self.settings.linger)
             except NameTakenError as exc:
                 _drop(conn)
                 conn = None
@@ -229,6 +238,7 @@ class Shipper:
 
     def _sweep(self, conn: ship.Conn) -> None:
         """Every table the house lacks anything of becomes dirty."""
+        ship.seen(conn, self.settings.house_name, self._instance)
         held = ship.heads(conn, self.settings.house_name)
         lines = self._tables.summaries()
         with self._lock:
@@ -272,9 +282,10 @@ class Shipper:
             line = self._tables.summary(table_id)  # first: the events read next reach its seq
         except UnknownTableError:
             return
-        row = self._store.table(table_id)
+        row = self._rows.get(table_id) or self._store.table(table_id)
         if row is None:
             return
+        self._rows[table_id] = row  # only its id, game, setup, rules and creation are used
         with self._lock:
             held = self._house.get(table_id)
         last = held.last_seq if held is not None else 0
