@@ -146,3 +146,23 @@ def _house(url: str, table: str) -> list[Row]:
         return house_log(url, "kill-bar", table)
     except psycopg.Error:  # not set up yet
         return []
+
+
+def test_after_a_restart_with_the_house_away_only_what_it_lacks_is_waiting(
+    tmp_path: Path, own_pg_cluster: PgCluster
+) -> None:
+    """What the house held is noted in SQLite at shutdown, so the count stays true."""
+    url = own_pg_cluster.new_database()
+    app = house_app(tmp_path / "pi", url, "back-bar")
+    client = app.test_client()
+    t = new_table(client)
+    blow(client, t, 5)
+    assert wait_until(lambda: arrived(app, url, "back-bar", t))
+    dicepad(app).close()
+    own_pg_cluster.stop()
+    again = house_app(tmp_path / "pi", url, "back-bar")
+    blow(again.test_client(), t, 3)
+    assert wait_until(lambda: _offline_with(again, 3))
+    own_pg_cluster.start()
+    assert wait_until(lambda: arrived(again, url, "back-bar", t))
+    dicepad(again).close()
