@@ -91,7 +91,8 @@ class HouseStatus:
         if self.refused is not None:
             return self.refused
         if self.online:
-            return f"shipping to the house as {self.house_name!r}: {self.waiting} waiting"
+            text = f"shipping to the house as {self.house_name!r}: {self.waiting} waiting"
+            return text if self.last_error is None else f"{text} ({self.last_error})"
         if self.offline_since is None:
             return f"connecting to the house as {self.house_name!r}"
         return f"{self.banner()} (last error: {self.last_error})"
