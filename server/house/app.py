@@ -23,9 +23,11 @@ from server.auth import SESSION_SECONDS, validate_pin
 from server.auth_errors import AuthError, LockedOutError
 from server.errors import BodyError, error_response
 from server.feed.hub import Feed, FeedFullError
-from server.house import api, guard, pages
+from server.house import api, guard, pages, players_api, players_pages
 from server.house.listen import HouseListener
 from server.house.pin import HousePin
+from server.house.player_reads import HousePlayerReads
+from server.house.players import HousePlayers
 from server.house.pool import RETRY_SECONDS, HouseDb, HouseUnavailableError
 from server.house.reads import HouseReads, UnknownHouseRecordError, UnknownHouseTableError
 from server.limiter import FailureLimiter
@@ -71,6 +73,8 @@ class HouseParts:
     pin: HousePin
     feed: Feed
     listener: HouseListener
+    players: HousePlayers  #: the worker deriving the players' rows (issue 36)
+    player_reads: HousePlayerReads
     closed: bool = field(default=False)
 
     def close(self) -> None:
@@ -79,6 +83,7 @@ class HouseParts:
         self.closed = True
         self.feed.close()
         self.listener.stop()
+        self.players.stop()
         self.db.close()
 
 
@@ -123,17 +128,28 @@ def create_house_app(config: HouseConfig) -> Flask:
                 "only this once (set DICEPAD_HOUSE_PIN to choose your own)"
             )
         app.secret_key = parts.pin.session_secret()
+        parts.players.sweep()  # what was shipped while it was away
 
     db = HouseDb(config.db_url, retry_seconds=config.retry_seconds, on_ready=ready)
     reads = HouseReads(db, idle_after=timedelta(hours=config.idle_hours))
     feed = Feed(max_clients=config.max_feed_clients, queue_size=config.feed_queue_size)
+    players = HousePlayers(db, retry_seconds=config.retry_seconds)
     parts = HouseParts(
         config,
         db,
         reads,
         HousePin(db, limiter, scrypt_n=config.pin_scrypt_n, monotonic=config.monotonic),
         feed,
-        HouseListener(config.db_url, reads, feed, retry_seconds=min(2.0, config.retry_seconds)),
+        HouseListener(
+            config.db_url,
+            reads,
+            feed,
+            retry_seconds=min(2.0, config.retry_seconds),
+            on_tables=players.queue,
+            on_listening=players.sweep,
+        ),
+        players,
+        HousePlayerReads(db),
     )
     app.extensions[guard.EXTENSION] = parts
     _errors(app)
@@ -142,8 +158,11 @@ def create_house_app(config: HouseConfig) -> Flask:
     app.jinja_env.lstrip_blocks = True
     app.register_blueprint(api.bp)
     app.register_blueprint(pages.bp)
+    app.register_blueprint(players_api.bp)
+    app.register_blueprint(players_pages.bp)
     parts.listener.start()
     db.start()
+    players.start()
     return app
 
 

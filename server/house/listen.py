@@ -8,7 +8,8 @@ commits) becomes one ``table`` event carrying that and the table's fresh line, r
 every phone (a burst of notifications is read in one query). A hide on the house wall
 (``{"records": true}``) becomes a ``records`` event. Notifications sent while the LISTEN
 connection was down are lost, so after every reconnection each phone gets the whole board
-again (``tables``), the same event a phone starts with.
+again (``tables``), the same event a phone starts with. The tables notified are also handed
+to the house's players' worker (:mod:`server.house.players`), which derives them again.
 """
 
 from __future__ import annotations
@@ -16,6 +17,7 @@ from __future__ import annotations
 import json
 import logging
 import threading
+from collections.abc import Callable
 from typing import Any
 
 import psycopg
@@ -62,8 +64,15 @@ class HouseListener:
         *,
         retry_seconds: float = RETRY_SECONDS,
         poll_seconds: float = POLL_SECONDS,
+        on_tables: Callable[[list[tuple[str, str]]], None] = lambda _: None,
+        on_listening: Callable[[], None] = lambda: None,
     ) -> None:
+        """``on_tables``: the tables a burst of notifications named (the players' worker
+        derives them again); ``on_listening``: each time LISTEN is (re)made, since what was
+        notified while it was down is lost."""
         self._url = url
+        self._on_tables = on_tables
+        self._on_listening = on_listening
         self._reads = reads
         self._feed = feed
         self._retry = retry_seconds
@@ -92,6 +101,7 @@ class HouseListener:
             try:
                 conn.execute(sql.SQL("LISTEN {}").format(sql.Identifier(CHANNEL)))
                 self.problem = None
+                self._on_listening()
                 if not first:
                     self._resync()
                 first = False
@@ -132,6 +142,8 @@ class HouseListener:
             name, table = got.get("house_name"), got.get("table")
             if isinstance(name, str) and isinstance(table, str):
                 keys[(name, table)] = None
+        if keys:
+            self._on_tables(list(keys))
         try:
             lines = self._reads.lines(list(keys))
         except HouseUnavailableError as exc:  # its reconnection resyncs every phone

@@ -103,6 +103,56 @@ MIGRATIONS: tuple[tuple[str, ...], ...] = (
         # record (34 ms at 100,000 on a desktop, several times that on a Pi, and growing).
         "CREATE INDEX records_points ON records (points DESC, at)",
     ),
+    (
+        # Players across the house (issue 36): derived BY THE HOUSE from the events it holds,
+        # with the table servers' own pure derivation (:func:`server.players.stats.from_log`),
+        # so the log stays the one truth and no table server ships figures. One row per
+        # player (the key of :mod:`server.players.names`) per table; ``rounds`` and ``costly``
+        # are JSON as on a table server.
+        """CREATE TABLE player_tables (
+            house_name TEXT NOT NULL,
+            table_id TEXT NOT NULL,
+            player TEXT NOT NULL,
+            name TEXT NOT NULL,
+            game TEXT NOT NULL,
+            at TEXT NOT NULL,
+            over BOOLEAN NOT NULL,
+            win BOOLEAN NOT NULL,
+            score INTEGER,
+            turns INTEGER NOT NULL,
+            blown INTEGER NOT NULL,
+            points BIGINT NOT NULL,
+            best_turn INTEGER NOT NULL,
+            best_roll INTEGER NOT NULL,
+            best_roll_dice JSONB NOT NULL,
+            best_roll_seq BIGINT,
+            rated_turns INTEGER NOT NULL,
+            decisions INTEGER NOT NULL,
+            given_away DOUBLE PRECISION NOT NULL,
+            luck DOUBLE PRECISION NOT NULL,
+            rounds JSONB NOT NULL,
+            costly JSONB NOT NULL,
+            PRIMARY KEY (house_name, table_id, player),
+            FOREIGN KEY (house_name, table_id) REFERENCES tables (house_name, table_id)
+        )""",
+        "CREATE INDEX player_tables_by_player ON player_tables (player, at DESC)",
+        "CREATE INDEX player_tables_by_roll ON player_tables (player, best_roll DESC, at)",
+        # What each table's rows were derived from: the derivation's code stamp and the last
+        # seq; a start re-derives the tables behind ``tables.last_seq`` or derived by other code.
+        """CREATE TABLE player_derived (
+            house_name TEXT NOT NULL,
+            table_id TEXT NOT NULL,
+            stamp TEXT NOT NULL,
+            seq BIGINT NOT NULL,
+            PRIMARY KEY (house_name, table_id),
+            FOREIGN KEY (house_name, table_id) REFERENCES tables (house_name, table_id)
+        )""",
+        # Not derived: the house PIN holder's decision, by the player's key.
+        """CREATE TABLE hidden_players (
+            player TEXT PRIMARY KEY,
+            at TIMESTAMPTZ NOT NULL DEFAULT now()
+        )""",
+    ),
 )
 
 SCHEMA_VERSION = len(MIGRATIONS)

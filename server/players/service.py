@@ -26,13 +26,10 @@ from datetime import datetime
 from pathlib import Path
 from typing import Any
 
-from scoring import games
-from scoring.actions import action_from_json
 from server.player_store import Listed, PlayerStore, Totals
 from server.players.names import valid_key
-from server.players.stats import PlayerRow, derive
+from server.players.stats import PlayerRow, from_log
 from server.stamp import engine_stamp
-from server.standing import Standing, resolve
 from server.store import Store
 from server.tables import TableService
 
@@ -139,10 +136,7 @@ class PlayerService:
             return
         events = self._store.events(table_id)
         try:
-            entries = [
-                Standing(e.seq, e.at, action_from_json(e.payload), e.snapshot) for e in events
-            ]
-            rows = derive(games.find(row.game), row, resolve(entries))
+            rows = from_log(row, events)
         except (ValueError, ImportError) as exc:  # an unknown game, a log that does not resolve
             log.warning("table %s counts for no player: %s", table_id, exc)
             rows = ()

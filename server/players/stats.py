@@ -15,7 +15,8 @@ from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from scoring.actions import Bank, Keep, Roll
+from scoring import games
+from scoring.actions import Bank, Keep, Roll, action_from_json
 from scoring.coach.farkle import spec_for
 from scoring.coach.solver import solve
 from scoring.errors import IllegalActionError
@@ -25,8 +26,8 @@ from scoring.game import Game
 from server.players.names import display, player_key
 from server.players.rating import Decision, TurnRating, rate_turn
 from server.players.series import score_chart, team_of
-from server.rows import TableRow
-from server.standing import Standing
+from server.rows import EventRow, TableRow
+from server.standing import Standing, resolve
 
 
 @dataclass(frozen=True)
@@ -116,7 +117,8 @@ def derive(game: Game[Any], row: TableRow, standing: Sequence[Standing]) -> tupl
             if type(action) is Roll:
                 last_roll = entry
             made_step = type(action) is Keep or (
-                isinstance(action, Bank) and getattr(before, "turn", None) is not None
+                isinstance(action, Bank)
+                and getattr(before, "turn", None) is not None
                 and before.turn.phase == "keep"
             )
             if made_step:
@@ -154,6 +156,14 @@ def derive(game: Game[Any], row: TableRow, standing: Sequence[Standing]) -> tupl
             )
         )  # fmt: skip
     return tuple(out)
+
+
+def from_log(row: TableRow, events: Sequence[EventRow]) -> tuple[PlayerRow, ...]:
+    """Every player's row of a table from its log as stored (undo and fix resolved): the
+    one replay both the table server and the house make, so that their rows agree. Raises
+    ``ValueError`` / ``ImportError`` for an unknown game or a log that does not resolve."""
+    entries = [Standing(e.seq, e.at, action_from_json(e.payload), e.snapshot) for e in events]
+    return derive(games.find(row.game), row, resolve(entries))
 
 
 def _steps(state: bolo.State | you_blew_it.State) -> Iterator[tuple[str, Step]]:

@@ -1,0 +1,90 @@
+"""The house's players JSON (``/api/house/players``): every table of every Pi; reading is
+public, hiding a player from the house pages needs the house PIN (:mod:`server.house.guard`).
+
+The same figures and shape as a table server's ``/api/players`` (:mod:`server.players.api`),
+plus each game's ``house_name``, and links that go to the table's own scoreboard and photo
+on its Pi. A name in a URL is any spelling of the player's; a hidden player is a 404.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from flask import Blueprint, Response, jsonify, request, url_for
+from werkzeug.exceptions import NotFound
+
+from server import bodies
+from server.house import guard
+from server.house.player_reads import HousePlayerPage
+from server.house.values import game_title
+from server.players.service import best_roll_json, game_json, totals_json
+
+bp = Blueprint("house_players_api", __name__, url_prefix="/api/house")
+
+
+def page_json(page: HousePlayerPage) -> dict[str, Any]:
+    """A player's house page as JSON (``GET /api/house/players/<name>``)."""
+    best = None
+    if page.best is not None:
+        best = best_roll_json(page.best.row, lambda _t, _s: "") | {
+            "house_name": page.best.house_name,
+            "photo": page.best.photo(page.best.row.best_roll_seq),
+        }
+    latest = [
+        game_json(g.row)
+        | {"title": game_title(g.row.game), "house_name": g.house_name, "url": g.scoreboard}
+        for g in page.latest
+    ]
+    return {
+        "name": page.name,
+        "key": page.key,
+        "hidden": page.hidden,
+        **totals_json(page.all),
+        "best_roll": best,
+        "by_game": {g: totals_json(t) for g, t in sorted(page.by_game.items())},
+        "last_games": latest,
+        "pending": page.pending,
+    }
+
+
+def find(name: str, *, include_hidden: bool = False) -> HousePlayerPage | None:
+    parts = guard.parts()
+    return parts.player_reads.page(
+        name, pending=parts.players.pending(), include_hidden=include_hidden
+    )
+
+
+@bp.get("/players")
+def list_players() -> Response:
+    """Every player shown, most finished games first: ``name``, ``games``, ``wins``, ``url``."""
+    return jsonify(
+        [
+            {
+                "name": p.name,
+                "games": p.games,
+                "wins": p.wins,
+                "url": url_for("house_players_api.get_player", name=p.player),
+            }
+            for p in guard.parts().player_reads.listing()
+        ]
+    )
+
+
+@bp.get("/players/<path:name>")
+def get_player(name: str) -> Response:
+    page = find(name)
+    if page is None:
+        raise NotFound(f"no player {name!r} in the house")
+    return jsonify(page_json(page))
+
+
+@bp.post("/players/<path:name>/hide")
+def hide_player(name: str) -> Response:
+    """Hide a player from the house pages (house PIN), or show them again with
+    ``{"hidden": false}``."""
+    guard.require_pin()
+    hidden = bodies.parse_hidden(bodies.json_body(request)) if request.content_length else True
+    key = guard.parts().player_reads.set_hidden(name, hidden)
+    if key is None:
+        raise NotFound(f"no player {name!r} in the house")
+    return jsonify({"player": key, "hidden": hidden})
