@@ -111,7 +111,7 @@ def main() -> None:
         for i, p in enumerate(payloads)
     ]
     cluster = None if args.db else PgCluster()
-    url = args.db or cluster.new_database()
+    url = args.db if cluster is None else cluster.new_database()
     try:
         t0 = time.perf_counter()
         fill(url, args.games, args.pis, args.derive, events)

@@ -149,3 +149,42 @@ def test_the_pin_holder_hides_and_shows_a_record_on_the_wall(
         assert errors == []
     finally:
         server.stop()
+
+
+def test_the_house_players_pages_fit_a_phone(
+    browser: Any, house_url: str, filled: psycopg.Connection[Any], tmp_path: Path
+) -> None:
+    """The players' list and a player's page (figures, chart, latest games) at 390 px."""
+    game = [
+        {"type": "roll", "dice": [1, 1, 1, 2, 3]}, {"type": "keep", "dice": [1, 1, 1]},
+        {"type": "bank"}, {"type": "roll", "dice": [5, 5, 5, 2, 3]},
+        {"type": "keep", "dice": [5, 5, 5]}, {"type": "bank"},
+        {"type": "roll", "dice": [1, 5, 2, 3, 4]}, {"type": "keep", "dice": [1, 5]},
+        {"type": "bank"},
+    ]  # fmt: skip
+    add_table(filled, "back-room", "t2", players=["Ann", EVIL])
+    ship(filled, "back-room", "t2", [Event(a["type"], a) for a in game])
+    server = HouseProcess(house_url, tmp_path / "house.log")
+    errors: list[str] = []
+    try:
+        page = _page(browser, PHONE, errors)
+        for _ in range(100):  # until the house's worker has derived the tables
+            page.goto(server.url + "/players")
+            if page.locator("a:text-is('Ann')").count():
+                break
+            page.wait_for_timeout(200)
+        assert page.locator("main script").count() == 0
+        page.click("a:text-is('Ann')")
+        page.wait_for_selector("#turns")
+        assert page.inner_text("#turns") == "2"
+        assert page.locator("svg.chart-svg polyline").count() == 1
+        width = page.evaluate("document.documentElement.scrollWidth")
+        assert width <= PHONE["width"], f"a player's page is {width} px wide on a 390 px phone"
+        ARTIFACTS.mkdir(exist_ok=True)
+        page.screenshot(path=str(ARTIFACTS / "house-player-390.png"), full_page=True)
+        page.goto(server.url + "/players")
+        assert EVIL in page.inner_text("main")  # as text
+        assert page.evaluate("document.documentElement.scrollWidth") <= PHONE["width"]
+        assert errors == []
+    finally:
+        server.stop()
