@@ -567,7 +567,8 @@ def test_a_version_1_database_gains_the_digests_and_keeps_its_tables(tmp_path: P
     db.close()
     store = Store(path)
     try:
-        assert store.schema_version == SCHEMA_VERSION == 4
+        assert store.schema_version == SCHEMA_VERSION == 5  # digests, sessions, ..., players
+        assert store._query("SELECT count(*) FROM player_tables") == [(0,)]
         (head,) = store.heads()
         assert (head.row.id, head.last_seq, head.digest) == ("abc234", 1, None)
         tables = TableService(store, Feed(max_clients=1, queue_size=10), clock=ticking_clock())
