@@ -36,7 +36,15 @@ def _missing(name: str) -> Response:
 def index() -> str:
     hidden = request.args.get("hidden") == "1" and guard.logged_in()
     rows = guard.parts().player_reads.listing(include_hidden=hidden)
-    return render_template("house_players.html", players=rows, show_hidden=hidden)
+    return render_template(
+        "players.html",
+        players=rows,
+        show_hidden=hidden,
+        layout="house_base.html",
+        bp="house_players",
+        heading="Players of the house",
+        nobody="Nobody has played in this house yet.",
+    )
 
 
 @bp.get("/players/<path:name>")

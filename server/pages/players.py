@@ -58,7 +58,13 @@ def _missing(name: str) -> Response:
 def index() -> str:
     hidden = _show_hidden()
     return render_template(
-        "players.html", players=players().listing(include_hidden=hidden), show_hidden=hidden
+        "players.html",
+        players=players().listing(include_hidden=hidden),
+        show_hidden=hidden,
+        layout="base.html",
+        bp="players",
+        heading="Players",
+        nobody="Nobody has played yet.",
     )
 
 
