@@ -194,6 +194,23 @@ def test_a_page_session_needs_its_csrf_token_for_the_api(client: FlaskClient) ->
     )
 
 
+def test_logging_out_ends_the_session_for_every_copy_of_its_cookie(
+    app: Flask, client: FlaskClient
+) -> None:
+    login = client.post("/api/house/login", json={"pin": PIN})
+    csrf = login.get_json()["csrf"]
+    cookie = client.get_cookie("dicepad_house_session")
+    assert cookie is not None
+    copy = app.test_client()  # a copy of the cookie, as someone on the Wi-Fi might take
+    copy.set_cookie("dicepad_house_session", cookie.value)
+    path = "/api/house/records/bar-pi/t1.2.0/hide"
+    ok = {"X-CSRF-Token": csrf}
+    assert copy.post(path, json={"hidden": False}, headers=ok).status_code == 200
+    assert client.post("/logout", data={"csrf": csrf}).status_code == 302
+    assert copy.post(path, json={"hidden": True}, headers=ok).status_code == 401
+    assert "hide</button>" not in copy.get("/records").get_data(as_text=True)
+
+
 def test_the_wall_queries_read_off_the_indexes(house_url: str) -> None:
     """The API's queries as reads.py builds them: the whole wall from ``records_points``
     (migration 2), one game's kind from ``records_wall``; no sort over every record."""

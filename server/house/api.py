@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 
-from flask import Blueprint, Response, jsonify, request, session
+from flask import Blueprint, Response, jsonify, request
 
 from scoring import games
 from server import bodies
@@ -141,9 +141,7 @@ def login() -> Response:
     """Trade the house PIN for a session cookie."""
     pin = bodies.parse_pin(bodies.json_body(request))
     version = guard.parts().pin.attempt(guard.address(), pin)
-    session.clear()
-    session[guard.VERSION_KEY] = version
-    session.permanent = True
+    guard.log_in(version)
     return jsonify({"authenticated": True, "csrf": guard.rotate_csrf_token()})
 
 

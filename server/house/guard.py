@@ -14,9 +14,10 @@ import hmac
 import secrets
 from typing import TYPE_CHECKING
 
-from flask import Flask, Response, current_app, request, session
+from flask import Flask, Response, current_app, g, request, session
 from werkzeug.exceptions import Forbidden
 
+from server.auth import SESSION_SECONDS
 from server.auth_errors import NotAuthenticatedError
 
 if TYPE_CHECKING:  # the app imports this module
@@ -26,7 +27,7 @@ PIN_HEADER = "X-Dicepad-House-Pin"
 CSRF_HEADER = "X-CSRF-Token"
 CSRF_KEY = "csrf"
 CSRF_FIELD = "csrf"
-VERSION_KEY = "house_pin_version"  #: the session's key: the PIN version it logged in at
+TOKEN_KEY = "house_session"  #: the cookie's key: the token of its session (:mod:`.pin`)
 EXTENSION = "dicepad_house"
 
 #: no inline script or style anywhere (the roll photos on the table servers are links)
@@ -66,10 +67,30 @@ def address() -> str:
 
 
 def logged_in() -> bool:
-    """The house PIN holder's page session (the PIN has not changed since it logged in)."""
-    if not current_app.secret_key:
+    """The house PIN holder's page session: live, not logged out, and the PIN unchanged since
+    it logged in (looked up once a request: a page asks several times)."""
+    if not current_app.secret_key or TOKEN_KEY not in session:
         return False
-    return parts().pin.session_ok(session.get(VERSION_KEY))
+    known: bool | None = g.get("house_logged_in")
+    if known is None:
+        known = parts().pin.session_ok(session.get(TOKEN_KEY))
+        g.house_logged_in = known
+    return known
+
+
+def log_in(version: int) -> None:
+    """Start a page session at PIN ``version`` (a fresh cookie: nothing of an earlier one)."""
+    session.clear()
+    session[TOKEN_KEY] = parts().pin.open_session(version, SESSION_SECONDS)
+    session.permanent = True
+    g.house_logged_in = True
+
+
+def log_out() -> None:
+    """End this page's session for good, every copy of its cookie included."""
+    parts().pin.end_session(session.get(TOKEN_KEY))
+    session.clear()
+    g.house_logged_in = False
 
 
 def require_pin() -> None:

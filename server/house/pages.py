@@ -176,9 +176,7 @@ def login_post() -> BaseResponse | tuple[str, int]:
         if isinstance(exc, LockedOutError):
             message = f"Too many wrong PINs: try again in {exc.retry_after} s."
         return render_template("house_login.html", next=target, error=message), status
-    session.clear()
-    session[guard.VERSION_KEY] = version
-    session.permanent = True
+    guard.log_in(version)
     guard.rotate_csrf_token()
     return redirect(target)
 
@@ -186,7 +184,7 @@ def login_post() -> BaseResponse | tuple[str, int]:
 @bp.post("/logout")
 def logout() -> BaseResponse:
     guard.check_form()
-    session.clear()
+    guard.log_out()
     return redirect(_local(request.form.get("next")) or "/")
 
 
@@ -198,6 +196,6 @@ def favicon() -> BaseResponse:
 @bp.after_request
 def _no_store_for_pin_holder(response: Response) -> Response:
     """A page drawn for the PIN holder carries its controls: never cached anywhere."""
-    if guard.VERSION_KEY in session:
+    if guard.TOKEN_KEY in session:
         response.headers["Cache-Control"] = "no-store"
     return response

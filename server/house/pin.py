@@ -6,9 +6,11 @@ house database's ``settings``; wrong PINs are counted per address and in all by
 under a key that lives only in this process, so an API client sending it does not pay scrypt
 per call.
 
-A logged-in page holds a signed cookie naming the PIN version it logged in at and when it
-expires; a PIN change ends every such session. The signing key is made once and kept in
-``settings`` too, so that several house servers on one database (or a restart) agree.
+A logged-in page holds a signed cookie carrying a random token; the house database keeps the
+token's SHA-256 with the PIN version it logged in at and its expiry (``sessions``), so that a
+logout ends the session for good, copies of the cookie included, and a PIN change ends every
+session. The signing key is made once and kept in ``settings`` too, so that several house
+servers on one database (or a restart) agree.
 """
 
 from __future__ import annotations
@@ -123,8 +125,36 @@ class HousePin:
         in at."""
         return self._current()[1]
 
-    def session_ok(self, version: object) -> bool:
-        return isinstance(version, int) and version > 0 and version == self.version
+    def open_session(self, version: int, seconds: float) -> str:
+        """A new page session at PIN ``version`` for ``seconds``: the token its cookie
+        carries (only its hash is stored). Expired sessions are swept on the way."""
+        token = secrets.token_urlsafe(32)
+        with self._db.connection() as conn, conn.transaction():
+            conn.execute("DELETE FROM sessions WHERE expires < now()")
+            conn.execute(
+                "INSERT INTO sessions (id, version, expires)"
+                " VALUES (%s, %s, now() + make_interval(secs => %s))",
+                (_digest(token), version, float(seconds)),
+            )
+        return token
+
+    def session_ok(self, token: object) -> bool:
+        """Whether ``token`` (a cookie's) is a live session at the current PIN's version."""
+        if not isinstance(token, str) or not token:
+            return False
+        version = self.version
+        with self._db.connection() as conn:
+            row = conn.execute(
+                "SELECT version FROM sessions WHERE id = %s AND expires > now()",
+                (_digest(token),),
+            ).fetchone()
+        return row is not None and version > 0 and int(row[0]) == version
+
+    def end_session(self, token: object) -> None:
+        """Log ``token``'s session out, for every copy of its cookie."""
+        if isinstance(token, str) and token:
+            with self._db.connection() as conn:
+                conn.execute("DELETE FROM sessions WHERE id = %s", (_digest(token),))
 
     def attempt(self, address: str, pin: str) -> int:
         """Check a PIN sent from ``address``: its version, or :class:`LockedOutError` /
@@ -150,3 +180,8 @@ class HousePin:
         with self._lock:
             self._memo = (digest, version)
         return version
+
+
+def _digest(token: str) -> str:
+    """What the database keeps of a session token: the file alone gives no live cookie."""
+    return hashlib.sha256(token.encode()).hexdigest()

@@ -153,6 +153,18 @@ MIGRATIONS: tuple[tuple[str, ...], ...] = (
             at TIMESTAMPTZ NOT NULL DEFAULT now()
         )""",
     ),
+    (
+        # The house PIN holder's logged-in page sessions, so that logging out ends a session
+        # for good, copies of its cookie included (as a table server's ``sessions``): ``id``
+        # is the SHA-256 of the random token the cookie carries, ``version`` the PIN version
+        # it logged in at.
+        """CREATE TABLE sessions (
+            id TEXT PRIMARY KEY,
+            version INTEGER NOT NULL,
+            expires TIMESTAMPTZ NOT NULL
+        )""",
+        "CREATE INDEX sessions_expiry ON sessions (expires)",
+    ),
 )
 
 SCHEMA_VERSION = len(MIGRATIONS)
