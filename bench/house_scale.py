@@ -19,10 +19,8 @@ from __future__ import annotations
 import argparse
 import asyncio
 import multiprocessing
-import os
-import re
+import shutil
 import statistics
-import subprocess
 import sys
 import tempfile
 import time
@@ -34,6 +32,7 @@ REPO = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(REPO / "tests"))
 sys.path.insert(0, str(REPO))
 
+from house_bench_util import Key, Phone, ms, pct, start_house, stop_all  # noqa: E402
 from house_fill import fill_wall  # type: ignore[import-not-found]  # noqa: E402  (tests/)
 from pg_cluster import PgCluster  # type: ignore[import-not-found]  # noqa: E402
 
@@ -41,17 +40,7 @@ from server.house.migrate import connect  # noqa: E402
 from server.house.ship import Batch, claim, ship  # noqa: E402
 from server.rows import EventRow, TableRow  # noqa: E402
 
-EVENT = re.compile(rb'event: table\ndata: \{"house_name":"([^"]*)","table":"([^"]*)","seq":(\d+)')
 HOUSE_NAME = "bench-pi"
-
-
-def pct(values: list[float], q: float) -> float:
-    ordered = sorted(values)
-    return ordered[min(len(ordered) - 1, round(q * (len(ordered) - 1)))]
-
-
-def ms(v: float) -> str:
-    return f"{v * 1000:.1f} ms"
 
 
 # -- the tables, in their own process -------------------------------------------------------------
@@ -68,13 +57,13 @@ def _line(table: TableRow, seq: int, at: str) -> dict[str, Any]:
 
 def ship_tables(url: str, tables: int, seconds: float, out: Any) -> None:
     """Each table ships one event a second, the tables evenly staggered; sends back
-    ``{(table, seq): monotonic time just before its transaction}``."""
+    ``{(house name, table, seq): monotonic time just before its transaction}``."""
     conn = connect(url, autocommit=True)
     claim(conn, HOUSE_NAME, "bench-instance", "http://bench-pi.local:8080")
     now = time.strftime("%Y-%m-%dT%H:%M:%S.000+00:00", time.gmtime())
     rows = [TableRow(f"t{i}", "bolo", {"players": ["Ann", "Bob"]}, {}, now) for i in range(tables)]
     seqs = [0] * tables
-    sent: dict[tuple[str, int], float] = {}
+    sent: dict[Key, float] = {}
     step = 1.0 / tables
     start = time.monotonic() + 0.5
     n = 0
@@ -90,51 +79,13 @@ def ship_tables(url: str, tables: int, seconds: float, out: Any) -> None:
         t0 = time.monotonic()
         ship(conn, HOUSE_NAME, "bench-instance",
              Batch(rows[i], (event,), _line(rows[i], seqs[i], at)))  # fmt: skip
-        sent[(rows[i].id, seqs[i])] = t0
+        sent[(HOUSE_NAME, rows[i].id, seqs[i])] = t0
         n += 1
     conn.close()
     out.send(sent)
 
 
-# -- the phones -------------------------------------------------------------------------------
-
-
-class Phone:
-    def __init__(self) -> None:
-        self.arrivals: dict[tuple[str, int], float] = {}
-        self.ready = asyncio.Event()
-        self.error: str | None = None
-
-    async def run(self, port: int, stop: asyncio.Event) -> None:
-        try:
-            reader, writer = await asyncio.open_connection("127.0.0.1", port)
-        except OSError as exc:
-            self.error = str(exc)
-            self.ready.set()
-            return
-        writer.write(b"GET /api/house/events HTTP/1.1\r\nHost: x\r\n\r\n")
-        await writer.drain()
-        try:
-            status = await reader.readline()
-            if b" 200 " not in status:
-                self.error = status.decode().strip() or "no answer"
-                self.ready.set()
-                return
-            tail = b""
-            while not stop.is_set():
-                chunk = await reader.read(262144)
-                now = time.monotonic()
-                if not chunk:
-                    self.error = self.error or "closed by server"
-                    break
-                data = tail + chunk
-                if b"event: tables" in data:
-                    self.ready.set()
-                for m in EVENT.finditer(data):
-                    self.arrivals.setdefault((m.group(2).decode(), int(m.group(3))), now)
-                tail = data[-200:]
-        finally:
-            writer.close()
+# -- the phones (house_bench_util.Phone) ----------------------------------------------------
 
 
 async def watch(port: int, clients: int, url: str, tables: int, seconds: float) -> dict[str, Any]:
@@ -148,7 +99,7 @@ async def watch(port: int, clients: int, url: str, tables: int, seconds: float) 
     here, there = multiprocessing.Pipe()
     shipper = multiprocessing.Process(target=ship_tables, args=(url, tables, seconds, there))
     shipper.start()
-    sent: dict[tuple[str, int], float] = await asyncio.to_thread(here.recv)
+    sent: dict[Key, float] = await asyncio.to_thread(here.recv)
     shipper.join()
     await asyncio.sleep(2)  # the last events' way to every phone
     stop.set()
@@ -181,27 +132,6 @@ def time_get(base: str, path: str, n: int) -> list[float]:
     return out
 
 
-def start_house(url: str, clients: int, log: Path) -> tuple[subprocess.Popen[bytes], str]:
-    env = {k: v for k, v in os.environ.items() if not k.startswith(("NOTIFY_", "WATCH"))}
-    env["DICEPAD_HOUSE_PIN"] = "2468"
-    code = "import sys; from server.cli import main; sys.exit(main())"
-    with log.open("w") as out:
-        proc = subprocess.Popen(
-            [sys.executable, "-c", code, "house", "--db", url, "--host", "127.0.0.1",
-             "--port", "0", "--max-clients", str(clients + 8)],
-            cwd=REPO, env=env, stdout=out, stderr=subprocess.STDOUT,
-        )  # fmt: skip
-    deadline = time.monotonic() + 60
-    while time.monotonic() < deadline:
-        for line in log.read_text().splitlines():
-            if "listening on http://" in line:
-                return proc, line.split("listening on ", 1)[1].strip()
-        if proc.poll() is not None:
-            raise SystemExit(log.read_text())
-        time.sleep(0.05)
-    raise SystemExit("dicepad house did not start: " + log.read_text())
-
-
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--clients", type=int, default=200)
@@ -214,14 +144,14 @@ def main() -> int:
     cluster = None if args.db else PgCluster()
     url = args.db or (cluster.new_database() if cluster else "")
     proc = None
+    logs = Path(tempfile.mkdtemp(prefix="house-bench-"))
     try:
         conn = connect(url, autocommit=True)
         t0 = time.perf_counter()
         fill_wall(conn, args.records)
         conn.close()
         print(f"house wall: {args.records:,} records written in {time.perf_counter() - t0:.1f} s")
-        log = Path(tempfile.mkdtemp(prefix="house-bench-")) / "house.log"
-        proc, base = start_house(url, args.clients, log)
+        proc, base = start_house(url, args.clients, logs / "house.log")
         port = int(base.rsplit(":", 1)[1])
         feed = asyncio.run(watch(port, args.clients, url, args.tables, args.seconds))
         print(
@@ -240,10 +170,10 @@ def main() -> int:
             )
     finally:
         if proc is not None:
-            proc.terminate()
-            proc.wait(timeout=20)
+            stop_all([proc])
         if cluster is not None:
             cluster.close()
+        shutil.rmtree(logs, ignore_errors=True)
     return 0
 
 
