@@ -5,12 +5,18 @@ PostgreSQL's answers (role, database) faked through ``runuser``."""
 from __future__ import annotations
 
 import os
+import secrets
 import shutil
 import subprocess
 from pathlib import Path
 
 import pytest
+from pg_cluster import PgCluster
 from test_installer import REPO, SCRIPT, FakePi, plan_lines
+
+from server.house import ship
+from server.house.migrate import HouseError, connect
+from server.rows import EventRow, TableRow
 
 FAKE_RUNUSER = """#!/bin/sh
 # runuser -u postgres -- psql ...: answers the installer's read-only queries from the file
@@ -120,3 +126,41 @@ def test_the_house_unit_is_clean() -> None:
     ]  # fmt: skip
     assert problems == [], done.stderr
     assert SCRIPT.exists()
+
+
+def test_the_installers_sql_gives_a_role_and_database_a_table_server_ships_to(
+    house: FakePi, own_pg_cluster: PgCluster
+) -> None:
+    """The installer's PostgreSQL statements (from its dry run, the password filled in) on a
+    real server, with its pg_hba line ahead of the cluster's own: only the role's password
+    gets in, and the role, owning the database, can migrate it and ship to it (PostgreSQL 15
+    no longer lets any role create in ``public``)."""
+    plan = plan_lines(house.run("--house", "--dry-run", numpy="1.24.2").stdout)
+    statements = [line.split(": ", 1)[1] for line in plan if line.startswith("psql as postgres:")]
+    assert statements == [
+        "CREATE ROLE dicepad LOGIN PASSWORD '********'",
+        "CREATE DATABASE dicepad_house OWNER dicepad",
+    ]
+    (hba_line,) = [line.split(": ", 1)[1] for line in plan if "pg_hba.conf:" in line]
+    password = secrets.token_hex(16)  # as the installer's: hex, nothing a URL must escape
+    for statement in statements:
+        own_pg_cluster.psql(statement.replace("********", password))
+    hba = own_pg_cluster.data / "pg_hba.conf"
+    hba.write_text(f"{hba_line}\n{hba.read_text()}")  # first match wins: ahead of trust
+    own_pg_cluster.psql("SELECT pg_reload_conf()")
+    url = own_pg_cluster.url("dicepad_house").replace("//postgres@", f"//dicepad:{password}@")
+    with pytest.raises(HouseError, match="password authentication failed"):
+        connect(url.replace(password, "0" * 32))
+    conn = connect(url, autocommit=True)  # migrated as the role itself
+    try:
+        ship.claim(conn, "bar-pi", "instance-1", "http://bar-pi.local:8080/")
+        row = TableRow("abc234", "bolo", {"players": ["Ann", "Bob"]}, {}, "2026-11-27T21:00")
+        event = EventRow("abc234", 1, "2026-11-27T21:01", "phone", "roll", {"type": "roll"})
+        held = ship.ship(conn, "bar-pi", "instance-1", ship.Batch(row, (event,)))
+        assert held.last_seq == 1
+        owner = conn.execute(
+            "SELECT tableowner FROM pg_tables WHERE tablename = 'events'"
+        ).fetchone()
+        assert owner == ("dicepad",)
+    finally:
+        conn.close()
