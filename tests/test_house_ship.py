@@ -33,6 +33,7 @@ from pg_cluster import wait_until
 from server_app import AUTH, make_app
 
 from scoring.actions import Keep, Roll
+from server.cli import main as dicepad_main
 from server.config import Config
 from server.house import ship
 from server.house.migrate import connect
@@ -187,7 +188,9 @@ def test_a_second_server_claiming_a_name_in_use_is_refused_and_plays_on(
     refused = house_status(second).refused
     assert re.fullmatch(
         r"house name 'back-bar' is already used by another table server "
-        r"\(claimed \d{4}-\d\d-\d\d \d\d:\d\d\); pick another --house-name",
+        r"\(claimed \d{4}-\d\d-\d\d \d\d:\d\d\); pick another --house-name \(or, if that "
+        r"table server is gone for good, free the name on the house machine: "
+        r"dicepad house --release back-bar\)",
         refused,
     ), refused
     client = second.test_client()
@@ -208,6 +211,13 @@ def test_a_second_server_claiming_a_name_in_use_is_refused_and_plays_on(
     again = house_app(tmp_path / "first", house_url, "back-bar")  # its own name, after a restart
     assert wait_until(lambda: house_status(again).online)
     dicepad(again).close()
+    # the first Pi is gone for good: the house frees its name and the new Pi takes it over
+    assert dicepad_main(["house", "--db", house_url, "--release", "back-bar"]) == 0
+    replaced = house_app(tmp_path / "second", house_url, "back-bar")
+    assert wait_until(lambda: house_status(replaced).online)
+    assert house_status(replaced).refused is None
+    dicepad(replaced).close()
+    assert dicepad_main(["house", "--db", house_url, "--release", "no-such-pi"]) == 1
 
 
 def test_no_house_no_driver(tmp_path: Path) -> None:

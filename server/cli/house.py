@@ -48,6 +48,11 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         help=f"TCP port (default {DEFAULT_PORT}; 0 picks a free one and prints it)",
     )
     parser.add_argument(
+        "--release",
+        metavar="NAME",
+        help="free the house name NAME for a new table server (a Pi replaced), then exit",
+    )
+    parser.add_argument(
         "--max-clients",
         type=int,
         default=200,
@@ -77,6 +82,8 @@ def run(args: argparse.Namespace) -> int:
     if not args.db.startswith(("postgresql://", "postgres://")):
         print("dicepad house: --db must be a postgresql:// URL", file=sys.stderr)
         return 2
+    if args.release is not None:
+        return _release(args.db, args.release)
     if args.max_clients < 1:
         print("dicepad house: --max-clients must be at least 1", file=sys.stderr)
         return 2
@@ -134,4 +141,28 @@ def run(args: argparse.Namespace) -> int:
         server.close()
         parts.close()
         print("dicepad house: stopped", flush=True)
+    return 0
+
+
+def _release(url: str, house_name: str) -> int:
+    """``--release NAME``: free a house name held by a table server that is gone."""
+    from server.house.migrate import HouseError, connect
+    from server.house.ship import release
+
+    try:
+        conn = connect(url, autocommit=True)
+    except HouseError as exc:
+        print(f"dicepad house: {exc}", file=sys.stderr)
+        return 1
+    try:
+        known = release(conn, house_name)
+    finally:
+        conn.close()
+    if not known:
+        print(f"dicepad house: no table server is called {house_name!r} here", file=sys.stderr)
+        return 1
+    print(
+        f"dicepad house: {house_name!r} is free; the next table server started with "
+        f"--house-name {house_name} takes it over (with its tables' history at the house)"
+    )
     return 0

@@ -27,6 +27,7 @@ from server.rows import EventRow, RecordRow, TableRow
 
 Conn = psycopg.Connection[Any]
 
+RELEASED = ""  #: ``members.instance`` of a name freed by ``dicepad house --release``
 #: records per INSERT statement (13 parameters each; PostgreSQL takes at most 65,535)
 RECORDS_PER_INSERT = 1000
 
@@ -72,19 +73,23 @@ def taken_message(house_name: str, claimed: datetime | None) -> str:
     when = f" (claimed {claimed.astimezone():%Y-%m-%d %H:%M})" if claimed is not None else ""
     return (
         f"house name {house_name!r} is already used by another table server{when}; "
-        "pick another --house-name"
+        "pick another --house-name (or, if that table server is gone for good, free the "
+        f"name on the house machine: dicepad house --release {house_name})"
     )
 
 
 def claim(conn: Conn, house_name: str, instance: str, url: str) -> None:
     """Take ``house_name`` for ``instance`` (or find it ours already, and note our ``url``);
-    :class:`NameTakenError` when another instance holds it."""
+    :class:`NameTakenError` when another instance holds it. A name freed by :func:`release` is
+    taken over, with what the house holds of its tables."""
     with conn.transaction():
         mine = conn.execute(
             "INSERT INTO members (house_name, instance, url) VALUES (%s, %s, %s)"
-            " ON CONFLICT (house_name) DO UPDATE SET url = excluded.url, seen = now()"
-            " WHERE members.instance = excluded.instance RETURNING instance",
-            (house_name, instance, url),
+            " ON CONFLICT (house_name) DO UPDATE SET instance = excluded.instance,"
+            " url = excluded.url, seen = now(), claimed = CASE WHEN members.instance = %s"
+            " THEN now() ELSE members.claimed END"
+            " WHERE members.instance IN (excluded.instance, %s) RETURNING instance",
+            (house_name, instance, url, RELEASED, RELEASED),
         ).fetchone()
         held = (
             None
@@ -95,6 +100,17 @@ def claim(conn: Conn, house_name: str, instance: str, url: str) -> None:
         )
     if mine is None:
         raise NameTakenError(taken_message(house_name, held[0] if held else None))
+
+
+def release(conn: Conn, house_name: str) -> bool:
+    """Free ``house_name`` for the next table server that claims it (a Pi replaced, its SD
+    card lost: the new one has another instance id); whether the house knew the name. Its
+    tables, logs and records stay; the old Pi must not run any more, or it takes it back."""
+    with conn.transaction():
+        done = conn.execute(
+            "UPDATE members SET instance = %s WHERE house_name = %s", (RELEASED, house_name)
+        )
+    return done.rowcount > 0
 
 
 def heads(conn: Conn, house_name: str) -> dict[str, HouseHead]:
