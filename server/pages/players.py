@@ -79,9 +79,7 @@ def player(name: str) -> Response | str:
     if games:
         lines = tuple(Series(g.table_id, g.rounds, player=False) for g in games)
         labels = [f"{title(g.game)} {g.at[:10]} ({g.table_id})" for g in games]
-        drawn = chart.draw(
-            ScoreChart(lines, "score"), bold=games[0].table_id, names=labels
-        )
+        drawn = chart.draw(ScoreChart(lines, "score"), bold=games[0].table_id, names=labels)
     return render_template("player.html", page=page, data=data, drawn=drawn, title=title)
 
 

@@ -105,9 +105,7 @@ def _gords(state: Mapping[str, Any]) -> tuple[Series, ...]:
         left[i] += int(result["lost"])
         backwards.append(list(left))
     backwards.reverse()
-    return tuple(
-        Series(p, tuple(row[i] for row in backwards)) for i, p in enumerate(players)
-    )
+    return tuple(Series(p, tuple(row[i] for row in backwards)) for i, p in enumerate(players))
 
 
 def team_of(state: Mapping[str, Any], player: str) -> str | None:

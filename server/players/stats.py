@@ -117,7 +117,8 @@ def derive(game: Game[Any], row: TableRow, standing: Sequence[Standing]) -> tupl
             if type(action) is Roll:
                 last_roll = entry
             made_step = type(action) is Keep or (
-                isinstance(action, Bank) and getattr(before, "turn", None) is not None
+                isinstance(action, Bank)
+                and getattr(before, "turn", None) is not None
                 and before.turn.phase == "keep"
             )
             if made_step:
