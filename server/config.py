@@ -96,6 +96,13 @@ class Config:
         flags_for_view(self.camera_view)  # a ValueError naming the views
         if not _valid_idle_hours(self.idle_hours):
             raise ValueError(f"idle_hours {IDLE_RULE}, got {self.idle_hours!r}")
+        if self.house_url is not None and not self.house_url.startswith(
+            ("postgresql://", "postgres://")
+        ):  # checked here: the shipper would only say "offline" about it, forever
+            raise ValueError(
+                "the house must be a postgresql://USER:PASSWORD@HOST/DB URL "
+                "(systemd/install.sh --house prints it)"
+            )
         name = self.house_name
         if name is not None and not (0 < len(name) <= 64 and name.isprintable() and name.strip()):
             raise ValueError(f"the house name must be 1-64 printable characters, got {name!r}")

@@ -244,8 +244,8 @@ def test_the_house_settings_come_from_flags_then_the_environment(tmp_path: Path)
         "back-bar",
         "http://back.local:8080/",
     )
-    c = Config.from_environ(data_dir=tmp_path, house="pg://x", house_name="x", environ=env)
-    assert (c.house_url, c.house_member) == ("pg://x", "x")
+    c = Config.from_environ(data_dir=tmp_path, house="postgres://x/db", house_name="x", environ=env)
+    assert (c.house_url, c.house_member) == ("postgres://x/db", "x")
     bare = Config.from_environ(data_dir=tmp_path, environ={})
     assert bare.house_url is None
     import socket
@@ -283,3 +283,15 @@ def test_a_lone_app_has_no_banner(tmp_path: Path) -> None:
     t = new_table(client)
     assert b"house-banner" not in client.get(f"/t/{t}").data
     dicepad(app).close()
+
+
+def test_a_house_that_is_no_postgresql_url_stops_the_start_with_a_sentence(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """A typo in the house URL is said at start, not shipped at forever as "offline"."""
+    args = ["serve", "--camera", "none", "--data", str(tmp_path), "--house", "http://house"]
+    assert dicepad_main(args) == 2
+    err = capsys.readouterr().err
+    assert "the house must be a postgresql://USER:PASSWORD@HOST/DB URL" in err
+    with pytest.raises(ValueError, match="postgresql://"):
+        Config(data_dir=tmp_path, house_url="house.local:5432")
