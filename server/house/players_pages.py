@@ -65,7 +65,7 @@ def player(name: str) -> Response | str:
         ]
         drawn = chart.draw(ScoreChart(lines, "score"), bold=keys[0], names=labels)
     return render_template(
-        "house_player.html", data=page_json(page), drawn=drawn, game_title=game_title
+        "player.html", data=page_json(page), drawn=drawn, title=game_title, house=True
     )
 
 

@@ -80,7 +80,9 @@ def player(name: str) -> Response | str:
         lines = tuple(Series(g.table_id, g.rounds, player=False) for g in games)
         labels = [f"{title(g.game)} {g.at[:10]} ({g.table_id})" for g in games]
         drawn = chart.draw(ScoreChart(lines, "score"), bold=games[0].table_id, names=labels)
-    return render_template("player.html", page=page, data=data, drawn=drawn, title=title)
+    return render_template(
+        "player.html", page=page, data=data, drawn=drawn, title=title, house=False
+    )
 
 
 @bp.post("/players/<path:name>/hide")
