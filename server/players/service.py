@@ -109,14 +109,20 @@ class PlayerService:
             if self._queue and (self._thread is None or not self._thread.is_alive()):
                 self._thread = threading.Thread(target=self._work, name="players", daemon=True)
                 self._thread.start()
+            self._lock.notify_all()
 
     def _work(self) -> None:
+        """One thread for the server's life, asleep while nothing is queued: not a thread
+        per burst of actions (a Pi pays for each, and QEMU's arm64 emulation in CI crashed
+        on that churn)."""
         with contextlib.suppress(OSError, AttributeError):
             os.setpriority(os.PRIO_PROCESS, threading.get_native_id(), NICE)
         while True:
             with self._lock:
-                if not self._queue or self._closed:
-                    self._busy = None
+                self._busy = None
+                self._lock.notify_all()  # wait() may be waiting for the queue to empty
+                self._lock.wait_for(lambda: bool(self._queue) or self._closed)
+                if self._closed:
                     self._thread = None
                     self._lock.notify_all()
                     return
@@ -158,6 +164,7 @@ class PlayerService:
         with self._lock:
             self._closed = True
             self._queue.clear()
+            self._lock.notify_all()
 
     # -- the questions --------------------------------------------------------------------
 
