@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import subprocess
 import sys
 import time
@@ -47,9 +48,10 @@ class Server:
     def _wait_listening(self) -> str:
         deadline = time.monotonic() + 30
         while time.monotonic() < deadline:
-            for line in self.log.read_text().splitlines():
-                if "listening on http://" in line:
-                    return line.split("listening on ", 1)[1].strip()
+            # stdout and stderr share the log, so a line may run on into a log message
+            found = re.search(r"listening on (http://[\w.\[\]:-]+:\d+)", self.log.read_text())
+            if found:
+                return found.group(1)
             if self.proc.poll() is not None:
                 raise AssertionError(f"serve exited: {self.log.read_text()}")
             time.sleep(0.05)

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import socket
 import subprocess
 import sys
@@ -359,9 +360,10 @@ class HouseProcess:
         deadline = time.monotonic() + 30
         self.url = ""
         while not self.url and time.monotonic() < deadline:
-            for line in log.read_text().splitlines():
-                if "listening on http://" in line:
-                    self.url = line.split("listening on ", 1)[1].strip()
+            # stdout and stderr share the log, so a line may run on into a log message
+            found = re.search(r"listening on (http://[\w.\[\]:-]+:\d+)", log.read_text())
+            if found:
+                self.url = found.group(1)
             if self.proc.poll() is not None:
                 raise AssertionError(log.read_text())
             time.sleep(0.05)
