@@ -44,6 +44,10 @@ SERVE = "import sys; from server.cli import main; sys.exit(main())"
 BLOW = {"type": "roll", "dice": [2, 3, 4, 6, 2, 3]}  # always legal: the turn passes on
 
 
+#: a server's "listening on URL" line; its URL and port (the line may run on into a log line)
+LISTENING = r"listening on (http://[\w.\[\]:-]+:(\d+))"
+
+
 def start_server(data: Path, max_clients: int) -> tuple[subprocess.Popen[bytes], int, Path]:
     log = data / "serve.log"
     env = {k: v for k, v in os.environ.items() if not k.startswith(("NOTIFY_", "WATCHDOG_"))}
@@ -55,9 +59,9 @@ def start_server(data: Path, max_clients: int) -> tuple[subprocess.Popen[bytes],
         )  # fmt: skip
     deadline = time.monotonic() + 60
     while time.monotonic() < deadline:
-        for line in log.read_text().splitlines():
-            if "listening on http://" in line:
-                return proc, int(line.rsplit(":", 1)[1]), log
+        found = re.search(LISTENING, log.read_text())  # stdout and stderr share the log
+        if found:
+            return proc, int(found.group(2)), log
         if proc.poll() is not None:
             raise SystemExit(f"serve exited:\n{log.read_text()}")
         time.sleep(0.05)

@@ -32,6 +32,7 @@ import http.client
 import json
 import os
 import random
+import re
 import shutil
 import signal
 import sqlite3
@@ -69,6 +70,10 @@ CYCLE: tuple[dict[str, Any], ...] = (
 )
 
 
+#: a server's "listening on URL" line; its URL and port (the line may run on into a log line)
+LISTENING = r"listening on (http://[\w.\[\]:-]+:(\d+))"
+
+
 class HarnessError(AssertionError):
     """An acknowledged action went missing, a state differs from its replay, or the database
     is damaged: what this harness exists to catch."""
@@ -102,9 +107,10 @@ class Serve:
     def _wait_listening(self) -> int:
         deadline = time.monotonic() + 60
         while time.monotonic() < deadline:
-            for line in self.log.read_text().splitlines():
-                if "listening on http://" in line:
-                    return int(line.rsplit(":", 1)[1])
+            # stdout and stderr share the log: a line may run on into a log message
+            found = re.search(LISTENING, self.log.read_text())
+            if found:
+                return int(found.group(2))
             if self.proc.poll() is not None:
                 raise HarnessError(f"serve exited:\n{self.log.read_text()}")
             time.sleep(0.02)

@@ -25,6 +25,10 @@ EVENT = re.compile(
 Key = tuple[str, str, int]  #: (house name, table, seq)
 
 
+#: a server's "listening on URL" line; its URL and port (the line may run on into a log line)
+LISTENING = r"listening on (http://[\w.\[\]:-]+:(\d+))"
+
+
 def pct(values: list[float], q: float) -> float:
     ordered = sorted(values)
     return ordered[min(len(ordered) - 1, round(q * (len(ordered) - 1)))]
@@ -122,9 +126,9 @@ def listening(proc: subprocess.Popen[bytes], log: Path, timeout: float = 60.0) -
     """The address a child logs once it listens (``--port 0``)."""
     deadline = time.monotonic() + timeout
     while time.monotonic() < deadline:
-        for line in log.read_text().splitlines():
-            if "listening on http://" in line:
-                return line.split("listening on ", 1)[1].strip().rstrip("/")
+        found = re.search(LISTENING, log.read_text())  # stdout and stderr share the log
+        if found:
+            return found.group(1)
         if proc.poll() is not None:
             raise SystemExit(f"dicepad exited: {log.read_text()}")
         time.sleep(0.05)
