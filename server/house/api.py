@@ -18,6 +18,7 @@ from server.errors import BodyError
 from server.feed.hub import Stream
 from server.feed.messages import sse
 from server.feed.waitress import waitress_sink
+from server.hardening import rotate_csrf_token
 from server.house import guard
 from server.house.listen import TOPIC, tables_message
 from server.house.pool import HouseUnavailableError
@@ -142,7 +143,7 @@ def login() -> Response:
     pin = bodies.parse_pin(bodies.json_body(request))
     version = guard.parts().pin.attempt(guard.address(), pin)
     guard.log_in(version)
-    return jsonify({"authenticated": True, "csrf": guard.rotate_csrf_token()})
+    return jsonify({"authenticated": True, "csrf": rotate_csrf_token()})
 
 
 # -- live -------------------------------------------------------------------------------------

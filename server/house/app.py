@@ -23,6 +23,7 @@ from server.auth import SESSION_SECONDS, validate_pin
 from server.auth_errors import AuthError, LockedOutError
 from server.errors import BodyError, error_response
 from server.feed.hub import Feed, FeedFullError
+from server.hardening import CsrfError
 from server.house import api, guard, pages, players_api, players_pages
 from server.house.listen import HouseListener
 from server.house.pin import HousePin
@@ -182,7 +183,7 @@ def _page(status: int, title: str, message: str) -> Response:
 
 
 def _http(exc: HTTPException) -> Response | HTTPException:
-    if isinstance(exc, guard.CsrfError):
+    if isinstance(exc, CsrfError):
         if _is_api():
             return error_response(403, "csrf", exc.description or "wrong CSRF token")
         return _page(403, "Please reload", exc.description or "")

@@ -10,50 +10,27 @@ page session without it is refused (``403 csrf``) before anything is applied.
 
 from __future__ import annotations
 
-import hmac
-import secrets
 from typing import TYPE_CHECKING
 
-from flask import Flask, Response, current_app, g, request, session
-from werkzeug.exceptions import Forbidden
+from flask import Flask, current_app, g, request, session
 
 from server.auth import SESSION_SECONDS
 from server.auth_errors import NotAuthenticatedError
+from server.hardening import (
+    CSRF_FIELD,
+    CSRF_HEADER,
+    CsrfError,
+    add_headers,
+    csrf_token,
+    token_matches,
+)
 
 if TYPE_CHECKING:  # the app imports this module
     from server.house.app import HouseParts
 
 PIN_HEADER = "X-Dicepad-House-Pin"
-CSRF_HEADER = "X-CSRF-Token"
-CSRF_KEY = "csrf"
-CSRF_FIELD = "csrf"
 TOKEN_KEY = "house_session"  #: the cookie's key: the token of its session (:mod:`.pin`)
 EXTENSION = "dicepad_house"
-
-#: no inline script or style anywhere (the roll photos on the table servers are links)
-CSP = "; ".join(
-    (
-        "default-src 'self'",
-        "script-src 'self'",
-        "style-src 'self'",
-        "img-src 'self' data:",
-        "connect-src 'self'",
-        "object-src 'none'",
-        "base-uri 'none'",
-        "form-action 'self'",
-        "frame-ancestors 'none'",
-    )
-)
-HEADERS = {
-    "Content-Security-Policy": CSP,
-    "X-Content-Type-Options": "nosniff",
-    "Referrer-Policy": "same-origin",
-    "X-Frame-Options": "DENY",
-}
-
-
-class CsrfError(Forbidden):
-    """A write riding a page session without its token (HTTP 403)."""
 
 
 def parts() -> HouseParts:
@@ -105,28 +82,8 @@ def require_pin() -> None:
     raise NotAuthenticatedError(f"this needs the house PIN: send {PIN_HEADER} or log in")
 
 
-def csrf_token() -> str:
-    token = session.get(CSRF_KEY)
-    if not isinstance(token, str) or len(token) < 32:
-        token = secrets.token_urlsafe(32)
-        session[CSRF_KEY] = token
-    return token
-
-
-def rotate_csrf_token() -> str:
-    session.pop(CSRF_KEY, None)
-    return csrf_token()
-
-
-def _matches(given: str | None) -> bool:
-    expected = session.get(CSRF_KEY)
-    if not isinstance(expected, str) or not given:
-        return False
-    return hmac.compare_digest(given.encode(), expected.encode())
-
-
 def check_form() -> None:
-    if not _matches(request.form.get(CSRF_FIELD)):
+    if not token_matches(request.form.get(CSRF_FIELD)):
         raise CsrfError(
             "this form is out of date or did not come from this house page: reload and try again"
         )
@@ -139,20 +96,12 @@ def _check_api() -> None:
         return
     if not logged_in():
         return  # not a page session: the endpoint's own PIN check decides
-    if not _matches(request.headers.get(CSRF_HEADER)):
+    if not token_matches(request.headers.get(CSRF_HEADER)):
         raise CsrfError(f"missing or wrong {CSRF_HEADER} header: reload the page and try again")
-
-
-def _headers(response: Response) -> Response:
-    for name, value in HEADERS.items():
-        response.headers.setdefault(name, value)
-    if response.mimetype == "text/html" and "Cache-Control" not in response.headers:
-        response.headers["Cache-Control"] = "private, no-cache"
-    return response
 
 
 def init_app(app: Flask) -> None:
     app.before_request(_check_api)
-    app.after_request(_headers)
+    app.after_request(add_headers)
     app.jinja_env.globals["csrf_token"] = csrf_token
     app.jinja_env.globals["logged_in"] = logged_in

@@ -15,6 +15,7 @@ from werkzeug.wrappers import Response as BaseResponse
 from scoring import games
 from server.auth_errors import AuthError, LockedOutError
 from server.errors import BodyError
+from server.hardening import rotate_csrf_token
 from server.house import guard
 from server.house.api import checked, game_arg, text_arg
 from server.house.values import HouseRecord, TableLine, game_title
@@ -177,7 +178,7 @@ def login_post() -> BaseResponse | tuple[str, int]:
             message = f"Too many wrong PINs: try again in {exc.retry_after} s."
         return render_template("house_login.html", next=target, error=message), status
     guard.log_in(version)
-    guard.rotate_csrf_token()
+    rotate_csrf_token()
     return redirect(target)
 
 

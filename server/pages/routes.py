@@ -25,9 +25,10 @@ from server import bodies
 from server.api import SESSION_KEY, pad_answer, pad_photo
 from server.auth_errors import AuthError, LockedOutError
 from server.errors import BodyError
+from server.hardening import CsrfError, csrf_token, rotate_csrf_token
 from server.pages import ask, board, coach, forms, links, wall
 from server.pages.cache import render_cache
-from server.pages.security import CsrfError, check_form, csrf_token, rotate_csrf_token
+from server.pages.security import check_form
 from server.records import RecordNotFoundError
 from server.services import dicepad
 from server.table_values import UnknownTableError
