@@ -62,7 +62,8 @@ def _not_found(exc: LookupError) -> Response:
     return error_response(404, "not_found", str(exc.args[0]) if exc.args else "not found")
 
 
-def _auth(exc: AuthError) -> Response:
+def auth_error(exc: AuthError) -> Response:
+    """A PIN refused, as JSON (also the house server's): 401 / 403 / 429 with Retry-After."""
     codes = {401: "pin_required", 403: "wrong_pin", 429: "locked_out"}
     response = error_response(exc.status, codes.get(exc.status, "auth"), str(exc))
     if isinstance(exc, LockedOutError):
@@ -70,7 +71,8 @@ def _auth(exc: AuthError) -> Response:
     return response
 
 
-def _feed_full(exc: FeedFullError) -> Response:
+def feed_full_error(exc: FeedFullError) -> Response:
+    """The live feed at its limit (also the house server's): 503, try again in 10 s."""
     response = error_response(503, "feed_full", str(exc))
     response.headers["Retry-After"] = "10"
     return response
@@ -120,7 +122,7 @@ def init_app(app: Flask) -> None:
     app.register_error_handler(IllegalActionError, _illegal)
     app.register_error_handler(UnknownTableError, _not_found)
     app.register_error_handler(RecordNotFoundError, _not_found)
-    app.register_error_handler(AuthError, _auth)
-    app.register_error_handler(FeedFullError, _feed_full)
+    app.register_error_handler(AuthError, auth_error)
+    app.register_error_handler(FeedFullError, feed_full_error)
     app.register_error_handler(sqlite3.Error, _storage)
     app.register_error_handler(StoreError, _storage)

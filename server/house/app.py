@@ -20,8 +20,8 @@ from flask import Flask, Response, render_template, request
 from werkzeug.exceptions import HTTPException
 
 from server.auth import SESSION_SECONDS, validate_pin
-from server.auth_errors import AuthError, LockedOutError
-from server.errors import BodyError, error_response
+from server.auth_errors import AuthError
+from server.errors import BodyError, auth_error, error_response, feed_full_error
 from server.feed.hub import Feed, FeedFullError
 from server.hardening import CsrfError
 from server.house import api, guard, pages, players_api, players_pages
@@ -217,25 +217,11 @@ def _malformed(exc: BodyError) -> Response:
     )
 
 
-def _auth(exc: AuthError) -> Response:
-    codes = {401: "pin_required", 403: "wrong_pin", 429: "locked_out"}
-    response = error_response(exc.status, codes.get(exc.status, "auth"), str(exc))
-    if isinstance(exc, LockedOutError):
-        response.headers["Retry-After"] = str(exc.retry_after)
-    return response
-
-
-def _feed_full(exc: FeedFullError) -> Response:
-    response = error_response(503, "feed_full", str(exc))
-    response.headers["Retry-After"] = "10"
-    return response
-
-
 def _errors(app: Flask) -> None:
     app.register_error_handler(HTTPException, _http)
     app.register_error_handler(HouseUnavailableError, _unavailable)
     app.register_error_handler(UnknownHouseTableError, _not_found)
     app.register_error_handler(UnknownHouseRecordError, _not_found)
     app.register_error_handler(BodyError, _malformed)
-    app.register_error_handler(AuthError, _auth)
-    app.register_error_handler(FeedFullError, _feed_full)
+    app.register_error_handler(AuthError, auth_error)
+    app.register_error_handler(FeedFullError, feed_full_error)
