@@ -18,16 +18,13 @@ import signal
 import sys
 import threading
 from types import FrameType
-from typing import Any
 
-from server.cli.serve import OUTBUF_HIGH_WATERMARK, _port, _socket_options
+from server.cli.serve import _port, waitress_server
 from server.sdnotify import Notifier
 
 HELP = "run the house server: every table of every Pi, and the house wall (PostgreSQL)"
 
 DEFAULT_PORT = 8090
-EXTRA_THREADS = 16
-EXTRA_CONNECTIONS = 100
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
@@ -67,8 +64,6 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    from waitress.server import create_server
-
     from server.house.app import HouseConfig, create_house_app, house
 
     logging.basicConfig(level=logging.INFO, format="%(name)s: %(message)s")
@@ -102,22 +97,18 @@ def run(args: argparse.Namespace) -> int:
             flush=True,
         )
     try:
-        server: Any = create_server(
+        server = waitress_server(
             app,
             host=args.host,
             port=args.port,
-            threads=args.max_clients + EXTRA_THREADS,
-            connection_limit=args.max_clients + EXTRA_CONNECTIONS,
-            outbuf_high_watermark=OUTBUF_HIGH_WATERMARK,
-            max_request_body_size=config.max_content_length,
-            asyncore_use_poll=True,
-            ident="dicepad",
+            max_clients=args.max_clients,
+            max_body=config.max_content_length,
+            stall_timeout=args.stall_timeout,
         )
     except OSError as exc:
         parts.close()
         print(f"dicepad house: cannot listen on {args.host}:{args.port}: {exc}", file=sys.stderr)
         return 1
-    server.adj.socket_options = _socket_options(args.stall_timeout)
     url = f"http://{args.host}:{server.effective_port}"
     notifier = Notifier.from_environ()
     stop = threading.Event()

@@ -127,8 +127,6 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    from waitress.server import create_server
-
     from hardware.buttons import ButtonConfig
     from hardware.sources import SpecError, parse_spec, validate_spec
     from server.app import create_app
@@ -178,23 +176,18 @@ def run(args: argparse.Namespace) -> int:
             flush=True,
         )
     try:
-        server: Any = create_server(
+        server = waitress_server(
             app,
             host=args.host,
             port=args.port,
-            threads=config.max_feed_clients + EXTRA_THREADS,
-            connection_limit=config.max_feed_clients + EXTRA_CONNECTIONS,
-            outbuf_high_watermark=OUTBUF_HIGH_WATERMARK,
-            max_request_body_size=config.max_content_length,  # 413 before spooling to disk
-            asyncore_use_poll=True,
-            ident="dicepad",
+            max_clients=config.max_feed_clients,
+            max_body=config.max_content_length,
+            stall_timeout=args.stall_timeout,
         )
     except OSError as exc:
         parts.close()
         print(f"dicepad serve: cannot listen on {args.host}:{args.port}: {exc}", file=sys.stderr)
         return 1
-    # Not a create_server() keyword: applied to each accepted connection from here on.
-    server.adj.socket_options = _socket_options(args.stall_timeout)
     url = f"http://{args.host}:{server.effective_port}"
 
     notifier = Notifier.from_environ()
@@ -249,6 +242,31 @@ def run(args: argparse.Namespace) -> int:
         parts.close()
         print("dicepad: stopped", flush=True)
     return 0
+
+
+def waitress_server(
+    app: Any, *, host: str, port: int, max_clients: int, max_body: int, stall_timeout: float
+) -> Any:
+    """Waitress as every dicepad server runs it (``serve`` and ``house``): a thread per
+    live-feed client plus :data:`EXTRA_THREADS`, bounded output buffers, bodies over
+    ``max_body`` refused with 413 before spooling to disk, and :func:`_socket_options`;
+    ``OSError`` when it cannot listen."""
+    from waitress.server import create_server
+
+    server: Any = create_server(
+        app,
+        host=host,
+        port=port,
+        threads=max_clients + EXTRA_THREADS,
+        connection_limit=max_clients + EXTRA_CONNECTIONS,
+        outbuf_high_watermark=OUTBUF_HIGH_WATERMARK,
+        max_request_body_size=max_body,
+        asyncore_use_poll=True,
+        ident="dicepad",
+    )
+    # Not a create_server() keyword: applied to each accepted connection from here on.
+    server.adj.socket_options = _socket_options(stall_timeout)
+    return server
 
 
 def _socket_options(stall_timeout: float) -> list[tuple[int, int, int]]:
