@@ -56,6 +56,17 @@ def test_a_face_that_is_no_layout_has_no_count() -> None:
     assert count_pips(streaked, (80.0, 80.0), 40.0, 0.0).value is None
 
 
+def test_pips_that_run_into_the_rim_at_one_ink_level_are_counted_at_another() -> None:
+    """A corner pip joined to the die's dark rim (a rounded edge in shadow, a crack, blur) by
+    ink fainter than the pips is one blob with the surround at half the ink's high level, so
+    that count finds no face; at a higher level the pips stand apart and the face counts."""
+    img = table(160, 160, (70, 110, 60))
+    draw_die(img, (80.0, 80.0), 40.0, 4)
+    for dx, dy in ((-1, -1), (1, -1), (1, 1), (-1, 1)):  # grey bridges from each pip outwards
+        cv2.line(img, (80 + 10 * dx, 80 + 10 * dy), (80 + 40 * dx, 80 + 40 * dy), (130,) * 3, 2)
+    assert count_pips(img, (80.0, 80.0), 40.0, 0.0).value == 4
+
+
 def _guess(value: int, p: float, not_die: float = 0.0) -> ValueGuess:
     faces = np.full(6, (1.0 - p) / 5)
     faces[value - 1] = p
