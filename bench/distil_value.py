@@ -1,6 +1,6 @@
-"""Distil the teachers (``bench/train_teacher.py``) into the value network the reader runs.
+"""Distil the teachers (``bench/train_lite0.py``) into the value network the reader runs.
 
-Requirements: the training environment of ``bench/train_teacher.py``. Two steps:
+Requirements: the training environment of ``bench/train_lite0.py``. Two steps:
 
     # patches as train_vision cuts them, each with the teachers' mean probabilities
     /tmp/trainenv/bin/python bench/distil_value.py pool --sources matteop65_d6 \\
@@ -12,7 +12,7 @@ Requirements: the training environment of ``bench/train_teacher.py``. Two steps:
 copies ``DIR/locator.onnx`` beside it; quantize with ``bench/quantize_models.py`` as ever.
 
 Why: the teacher reads dice it never saw far better than the small network trained on the same
-patches (see ``bench/train_teacher.py``), but costs five times the reading time. The small
+patches (see ``bench/train_lite0.py``), but costs five times the reading time. The small
 network learns the teacher's whole distribution over the seven classes -- which faces a
 die could be, how like "not a die" it looks -- on top of the labels (loss: ``1 - alpha`` of
 ``train_vision.value_loss`` on the label, ``alpha`` of the KL divergence to the teachers),
@@ -40,7 +40,7 @@ sys.path.insert(0, str(REPO / "bench"))
 
 import train_vision as tv  # noqa: E402
 from bench_vision import DATASETS, default_datasets_dir  # noqa: E402
-from train_teacher import load_teacher, training_samples  # noqa: E402
+from train_lite0 import load_teacher, training_samples  # noqa: E402
 
 from vision.nets import LOCATOR_FILE, PIXEL_MEAN, PIXEL_SCALE, VALUE_FILE  # noqa: E402
 

@@ -13,7 +13,11 @@ Usage:
     .venv/bin/python bench/bench_vision.py --models /tmp/cv/f0 --fold 0/5       # score held-out
 
 ``--only value`` keeps the ``locator.onnx`` already in ``--out`` and retrains the value network
-(its hard negatives are mined with that locator). The shipped models are the defaults: 1600
+(its hard negatives are mined with that locator). The shipped locator comes from here; the
+shipped value network from ``bench/train_lite0.py`` (ImageNet's EfficientNet-Lite0, first
+seven blocks, on these same patches), which reads a source held out of training better than
+this script's ``ValueNet``: the figures below are this script's networks'. The defaults are
+the shipped locator's recipe (and the value network's before Lite0): 1600
 ``vision.synth`` tables in the mix, seven in ten of them wide scenes (``synth.wide_scene``: many
 dice styles, surfaces, props, views and lights) drawn for half of the batches, locator 3000
 steps, value network of width 24 trained 24000 steps with the hardest half of each batch

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import re
 from pathlib import Path
 
 import cv2
@@ -221,7 +222,8 @@ def test_dice_too_small_for_the_capture_size_are_warned_of(
     )
     assert code == 0
     printed = capsys.readouterr().out
-    assert "measured on 4 dice on the pad" in printed or "estimated" in printed
+    # measured on the dice read flat (some of four so small may be asked about), or estimated
+    assert re.search(r"measured on [1-4] dice? on the pad", printed) or "estimated" in printed
     assert f"too small to read well (under {MIN_DIE_PX:g} px" in printed
     line = next(x for x in printed.splitlines() if x.startswith("warning: dice of"))
     shown = float(line.split("warning: dice of ")[1].split(" px")[0])

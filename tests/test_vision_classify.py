@@ -125,7 +125,9 @@ def test_a_two_cut_off_centre_reads_as_one_until_looked_at_again() -> None:
         return first[0], again
 
     p = DetectorParams()
-    for turn, off in ((20.0, (-0.25, 0.25)), (-20.0, (0.25, -0.25))):
+    # (the value network on ImageNet's Lite0 reads this 2 cut a quarter of a side off as a 2
+    # at the first look; cut 0.3 sides off at a 10 degree turn it still loses a pip)
+    for turn, off in ((10.0, (-0.3, 0.3)),):
         first, again = looks(2, turn, off, p)
         assert first.value == 1
         assert first.probability < p.ones_unsure
@@ -136,7 +138,7 @@ def test_a_two_cut_off_centre_reads_as_one_until_looked_at_again() -> None:
         assert first.value == 1
         assert again.value == 1
     no_relook = DetectorParams(ones_unsure=0.0)
-    assert looks(2, 20.0, (-0.25, 0.25), no_relook)[1].value == 1
+    assert looks(2, 10.0, (-0.3, 0.3), no_relook)[1].value == 1
     with pytest.raises(ValueError, match="relook_shifts"):
         DetectorParams(relook_shifts=(0.6,))
     with pytest.raises(ValueError, match="relook_accept"):
@@ -161,9 +163,10 @@ def _green_scene(
 
 
 def test_a_die_cut_off_its_centre_is_read_from_the_best_look_around() -> None:
-    """A cut a quarter of a side off a 5 loses pips: sideways it reads as a 4, upwards as a 3
-    (a 1 cut a fifth of a side towards its neighbour read as a 2 before the networks trained
-    mostly on renders; now it reads as a 1). Both look off-centre to the value
+    """A cut 0.4 of a side off a 5 loses pips: sideways it reads as a 4, upwards as a 3 (the
+    value network on ImageNet's Lite0 reads a cut a quarter of a side off as the 5 it is, or
+    sees nothing off about it; a 1 cut a fifth of a side towards its neighbour read as a 2
+    before the networks trained mostly on renders). Both look off-centre to the value
     network ("not a die" above ``recentre_not_die``), so the looks around them are taken and
     the one most surely a centred die reads them right. Without the looks (``recentre_step``
     0) they stay wrong; a die whose cut is centred keeps its first reading as it is."""
@@ -188,7 +191,7 @@ def test_a_die_cut_off_its_centre_is_read_from_the_best_look_around() -> None:
         (again,) = recentred(shot.image, found, [cut], first, nets, params)
         return first[0], again
 
-    for value, turn, off in ((5, 10.0, (-0.25, 0.0)), (5, -10.0, (0.0, -0.25))):
+    for value, turn, off in ((5, 10.0, (-0.4, 0.0)), (5, 10.0, (0.0, -0.4))):
         first, again = read(value, turn, off, p)
         # off its centre the cut misreads the 5, or reads it without conviction (the 8-bit
         # value network's first look is a near tie between 5, 3 and 4 here, which OpenCV 4.11

