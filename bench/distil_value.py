@@ -24,7 +24,6 @@ their labels are indifferent.
 from __future__ import annotations
 
 import argparse
-import shutil
 import sys
 import time
 from pathlib import Path
@@ -40,9 +39,9 @@ sys.path.insert(0, str(REPO / "bench"))
 
 import train_vision as tv  # noqa: E402
 from bench_vision import DATASETS, default_datasets_dir  # noqa: E402
-from train_lite0 import load_teacher, training_samples  # noqa: E402
+from train_lite0 import load_teacher, training_samples, write_value_net  # noqa: E402
 
-from vision.nets import LOCATOR_FILE, PIXEL_MEAN, PIXEL_SCALE, VALUE_FILE  # noqa: E402
+from vision.nets import PIXEL_MEAN, PIXEL_SCALE  # noqa: E402
 
 
 def as_tensor(patches: np.ndarray) -> torch.Tensor:
@@ -116,15 +115,7 @@ def train(args: argparse.Namespace) -> None:
     net = tv.ValueNet(args.width)
     tv.fit(net, batch, args.steps, 4e-3, loss, "student")
     args.out.mkdir(parents=True, exist_ok=True)
-    tv.export(
-        tv.WithEmbedding(net),
-        (1, 3, tv.CROP_PX[0], tv.CROP_PX[0]),
-        args.out / VALUE_FILE,
-        {0: "n"},
-        outputs=("y", "embedding"),
-    )
-    shutil.copy(args.locator / LOCATOR_FILE, args.out / LOCATOR_FILE)
-    print("wrote", args.out, flush=True)
+    write_value_net(tv.WithEmbedding(net), args.out, args.locator)
 
 
 def main() -> int:

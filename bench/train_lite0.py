@@ -124,6 +124,21 @@ def load_teacher(path: Path, *, blocks: int = 0, side: int = SIDE) -> Teacher:
     return teacher
 
 
+def write_value_net(net: nn.Module, out: Path, locator: Path) -> None:
+    """``out/value.onnx`` with the value network's contract (input ``x``, outputs ``y`` and
+    ``embedding``), and a copy of ``locator/locator.onnx`` beside it: a folder the reader and
+    the benchmarks read as is."""
+    tv.export(
+        net,
+        (1, 3, tv.CROP_PX[0], tv.CROP_PX[0]),
+        out / VALUE_FILE,
+        {0: "n"},
+        outputs=("y", "embedding"),
+    )
+    shutil.copy(locator / LOCATOR_FILE, out / LOCATOR_FILE)
+    print("wrote", out, flush=True)
+
+
 def training_samples(
     sources: list[str], datasets: Path, synth: int, seed: int, locator: Path
 ) -> tuple[list[tv.Sample], np.ndarray]:
@@ -174,15 +189,7 @@ def main() -> int:
     )
     args.out.mkdir(parents=True, exist_ok=True)
     torch.save(teacher.state_dict(), args.out / TEACHER_FILE)
-    tv.export(
-        AsValueNet(teacher),
-        (1, 3, tv.CROP_PX[0], tv.CROP_PX[0]),
-        args.out / VALUE_FILE,
-        {0: "n"},
-        outputs=("y", "embedding"),
-    )
-    shutil.copy(args.locator / LOCATOR_FILE, args.out / LOCATOR_FILE)
-    print("wrote", args.out, flush=True)
+    write_value_net(AsValueNet(teacher), args.out, args.locator)
     return 0
 
 
