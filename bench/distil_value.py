@@ -41,33 +41,6 @@ import train_vision as tv  # noqa: E402
 from bench_vision import DATASETS, default_datasets_dir  # noqa: E402
 from train_lite0 import load_teacher, training_samples, write_value_net  # noqa: E402
 
-from vision.nets import PIXEL_MEAN, PIXEL_SCALE  # noqa: E402
-
-
-def as_tensor(patches: np.ndarray) -> torch.Tensor:
-    """N x H x W x 3 uint8 BGR patches as the networks' input (``train_vision.to_tensor``)."""
-    a = (patches.astype(np.float32) - PIXEL_MEAN) * PIXEL_SCALE
-    return torch.from_numpy(a.transpose(0, 3, 1, 2).copy())
-
-
-def raw_value_batch(
-    samples: list[tv.Sample], n: int, rng: np.random.Generator
-) -> tuple[np.ndarray, np.ndarray]:
-    """``train_vision.value_batch``'s patches as uint8 (before its tensor), and their labels."""
-    kept: list[np.ndarray] = []
-    to_tensor = tv.to_tensor
-
-    def keep(imgs: list[np.ndarray]) -> torch.Tensor:
-        kept.append(np.stack(imgs))
-        return to_tensor(imgs)
-
-    tv.to_tensor = keep
-    try:
-        _, labels = tv.value_batch(samples, n, rng)
-    finally:
-        tv.to_tensor = to_tensor
-    return kept[0], labels.numpy()
-
 
 def pool(args: argparse.Namespace) -> None:
     sources = [s for s in args.sources.split(",") if s]
@@ -81,10 +54,11 @@ def pool(args: argparse.Namespace) -> None:
     with torch.no_grad():
         for i in range(0, args.n, 256):
             drawn = [samples[j] for j in rng.choice(len(samples), size=64, p=weights)]
-            x, y = raw_value_batch(drawn, 256, rng)
-            p = torch.stack([F.softmax(t(as_tensor(x)), 1) for t in teachers]).mean(0)
-            xs.append(x)
-            ys.append(y)
+            imgs, labels = tv.value_patches(drawn, 256, rng)
+            x = tv.to_tensor(imgs)
+            p = torch.stack([F.softmax(t(x), 1) for t in teachers]).mean(0)
+            xs.append(np.stack(imgs))
+            ys.append(np.array(labels))
             soft.append(p.numpy().astype(np.float16))
             if i % 12800 == 0:
                 print(f"pool {i}/{args.n} {time.time() - t0:.0f}s", flush=True)
@@ -105,7 +79,7 @@ def train(args: argparse.Namespace) -> None:
         xb = np.rot90(x[idx], int(rng.integers(4)), axes=(1, 2))
         if rng.random() < 0.5:
             xb = xb[:, :, ::-1]
-        return as_tensor(xb), y[idx], soft[idx]
+        return tv.to_tensor(list(xb)), y[idx], soft[idx]
 
     def loss(out: torch.Tensor, label: torch.Tensor, taught: torch.Tensor) -> torch.Tensor:
         hard = tv.value_loss(out, label, hard=0.5)

@@ -649,8 +649,17 @@ def drawn_patch(value: int, rng: np.random.Generator) -> np.ndarray:
 def value_batch(
     samples: list[Sample], n: int, rng: np.random.Generator
 ) -> tuple[torch.Tensor, torch.Tensor]:
-    """Patches as the reader cuts them: 75 % dice (a third of them where the locator put
-    them), 25 % not dice (locator false hits, near misses beside a die, anywhere)."""
+    """:func:`value_patches` as the network's input and labels."""
+    imgs, labels = value_patches(samples, n, rng)
+    return to_tensor(imgs), torch.tensor(labels)
+
+
+def value_patches(
+    samples: list[Sample], n: int, rng: np.random.Generator
+) -> tuple[list[np.ndarray], list[int]]:
+    """Patches as the reader cuts them (uint8 BGR) and their labels: 75 % dice (a third of
+    them where the locator put them), 25 % not dice (locator false hits, near misses beside a
+    die, anywhere)."""
     imgs: list[np.ndarray] = []
     labels: list[int] = []
     while len(imgs) < n:
@@ -710,7 +719,7 @@ def value_batch(
             patch = patch[:, ::-1]
         imgs.append(colour_jitter(np.ascontiguousarray(patch), rng, invert=0.15, mild=True))
         labels.append(label)
-    return to_tensor(imgs), torch.tensor(labels)
+    return imgs, labels
 
 
 # ----------------------------------------------------------------------------- training

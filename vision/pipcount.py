@@ -23,7 +23,7 @@ die asked about when the network disagrees); these rules were shaped looking at 
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass, replace
+from dataclasses import dataclass
 
 import cv2
 import numpy as np
@@ -112,7 +112,7 @@ def count_face(patch: U8) -> PipCount:
     for fraction in INK_FRACTIONS[1:]:
         again = _count_at(dist, high, fraction)
         if again.value is not None and again.value > 1:
-            return replace(again, blobs=first.blobs)
+            return again
     return first
 
 
