@@ -594,6 +594,9 @@ def test_opencv_grabber_that_keeps_raising_fails_the_camera_with_the_reason() ->
     with stand_in(cam, max_read_failures=3) as src:
         with pytest.raises(CameraFailedError, match="RuntimeError: driver wrapper exploded"):
             src.read(timeout=1.0)  # at once, not after the timeout: the supervisor reopens it
+        # the grabber tells read() first and returns just after: give it that moment (a CI
+        # run caught it still alive between the two)
+        src._thread.join(timeout=1.0)
         assert not src._thread.is_alive()
     assert (cam.released, cam.misused) == (1, [])
 
