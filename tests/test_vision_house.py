@@ -35,7 +35,7 @@ from vision.house.learn import (
     learning_params,
     parse_labels,
 )
-from vision.house.model import FLOORS, fitted_floor
+from vision.house.model import FLOORS, L2S, cross_fit, fitted_floor, look
 from vision.house.views import die_view
 from vision.nets import ModelDamagedError, Net, embed, load_nets, to_blob
 from vision.params import DetectorParams
@@ -333,3 +333,20 @@ def test_the_model_carries_the_held_back_figure_its_floor_was_chosen_by() -> Non
     assert held_back(house, net, model=model) == worked_out
     assert worked_out is not None
     assert (worked_out.right, worked_out.wrong, worked_out.asked) == model.held
+
+
+def test_the_head_fitted_is_the_one_whose_held_back_fits_read_the_most_dice_right() -> None:
+    house, net = _taught()
+    logits, emb = look(net, [e.view for e in house.examples])
+    values = np.array([e.value for e in house.examples])
+    refs = [e.ref for e in house.examples]
+    loose = 0.3  # a head this loose is never sure enough to give a value
+    for l2s in ((loose, L2S[0]), (L2S[0], loose)):
+        chosen = cross_fit(logits, emb, values, refs, l2s=l2s)
+        assert chosen.l2 == L2S[0]
+        figure = chosen.tally()
+        assert figure is not None
+        assert figure[0] > 0
+    never = cross_fit(logits, emb, values, refs, l2s=(loose,)).tally()
+    assert never is not None
+    assert never[0] == 0

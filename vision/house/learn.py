@@ -13,10 +13,8 @@ from vision.house.examples import NOT_A_DIE, Example, HouseSet
 from vision.house.model import (
     MIN_EXAMPLES,
     HouseModel,
-    fitted_floor,
-    held_back_guesses,
+    cross_fit,
     look,
-    tally,
 )
 from vision.house.views import die_view
 from vision.nets import U8, Net
@@ -124,7 +122,7 @@ def held_back(
     house: HouseSet, net: Net, *, floor: float | None = None, model: HouseModel | None = None
 ) -> HeldBack | None:
     """Each die example read by a house model fitted without its photo's fold
-    (``vision.house.model.held_back_guesses``): right or wrong when the model is sure at
+    (``vision.house.model.cross_fit``): right or wrong when the model is sure at
     ``floor`` (None: the floor fitted on those very guesses, as the house model is) and it is
     like the examples fitted on, else asked. None when the set is too small to split. With no
     ``floor`` and the ``model`` fitted on this very set, its own figure: those fits were made
@@ -135,8 +133,6 @@ def held_back(
         return None if model.held is None else HeldBack(*model.held, model.floor)
     logits, emb = look(net, [e.view for e in house.examples])
     values = np.array([e.value for e in house.examples])
-    guesses, truths = held_back_guesses(logits, emb, values, [e.ref for e in house.examples])
-    if not len(truths):
-        return None
-    at = fitted_floor(guesses, truths) if floor is None else floor
-    return HeldBack(*tally(guesses, truths, at), at)
+    chosen = cross_fit(logits, emb, values, [e.ref for e in house.examples], floor=floor)
+    figure = chosen.tally()
+    return None if figure is None else HeldBack(*figure, chosen.floor)
