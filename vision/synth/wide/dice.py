@@ -252,17 +252,38 @@ def _face_glare(
         spot = proj((f.centre + f.half * (at[0] * f.u + at[1] * f.v))[None, :])[0] - off
         # bright, but short of wiping out a pip: the label must stay what the picture shows
         strength = min(0.55, look.gloss * lamp.power * math.exp(-4 * excess**2) * 1.6)
-        radius = max(0.7, size * (0.12 + 0.3 * (1 - look.gloss)))
-        r = int(3 * radius) + 1  # the spot's window: a Gaussian is nothing 3 sigma out
-        x0, y0 = max(0, int(spot[0]) - r), max(0, int(spot[1]) - r)
-        x1, y1 = min(roi.shape[1], int(spot[0]) + r + 1), min(roi.shape[0], int(spot[1]) + r + 1)
-        if x1 <= x0 or y1 <= y0:
-            continue
-        xs = np.arange(x0, x1, dtype=np.float32) - np.float32(spot[0])
-        ys = np.arange(y0, y1, dtype=np.float32) - np.float32(spot[1])
-        k = np.float32(-0.5 / radius**2)
-        blob = np.exp(ys[:, None] ** 2 * k) * np.exp(xs[None, :] ** 2 * k)
-        roi[y0:y1, x0:x1] += (np.float32(strength * 255) * blob)[:, :, None] * fm[y0:y1, x0:x1]
+        _add_spot(roi, fm, spot, max(0.7, size * (0.12 + 0.3 * (1 - look.gloss))), strength)
+    if look.gloss > SHARP_GLOSS:
+        # a lamp's hard reflection where the face is not quite flat (a dent, the rounding
+        # toward an edge): a white dot a pip's size or less, anywhere on half the faces
+        pick = np.random.default_rng([look.seed, f.value, *(abs(f.centre[:2]) * 100).astype(int)])
+        if pick.random() < 0.5:
+            at = pick.uniform(-0.85, 0.85, 2)
+            dot = proj((f.centre + f.half * (at[0] * f.u + at[1] * f.v))[None, :])[0] - off
+            radius = max(0.5, size * float(pick.uniform(*SHARP_SIZE)))
+            _add_spot(roi, fm, dot, radius, float(pick.uniform(0.6, 0.95)))
+
+
+SHARP_GLOSS = 0.35
+"""Faces glossier than this may show a lamp's hard reflection: a white dot a pip's size or
+less that shiny dice in photos show (a dark die's looks like one more pip) and a soft sheen
+alone does not teach the networks or the pip count."""
+SHARP_SIZE = (0.04, 0.09)  # the hard reflection's sigma, half face sides
+
+
+def _add_spot(roi: Float, fm: Float, spot: Vec, radius: float, strength: float) -> None:
+    """Add a Gaussian spot of ``radius`` px (sigma) and ``strength`` (of full white) at
+    ``spot`` (roi px), on the face mask ``fm`` only."""
+    r = int(3 * radius) + 1  # the spot's window: a Gaussian is nothing 3 sigma out
+    x0, y0 = max(0, int(spot[0]) - r), max(0, int(spot[1]) - r)
+    x1, y1 = min(roi.shape[1], int(spot[0]) + r + 1), min(roi.shape[0], int(spot[1]) + r + 1)
+    if x1 <= x0 or y1 <= y0:
+        return
+    xs = np.arange(x0, x1, dtype=np.float32) - np.float32(spot[0])
+    ys = np.arange(y0, y1, dtype=np.float32) - np.float32(spot[1])
+    k = np.float32(-0.5 / radius**2)
+    blob = np.exp(ys[:, None] ** 2 * k) * np.exp(xs[None, :] ** 2 * k)
+    roi[y0:y1, x0:x1] += (np.float32(strength * 255) * blob)[:, :, None] * fm[y0:y1, x0:x1]
 
 
 def _top(pose: _Pose) -> tuple[int, float]:
