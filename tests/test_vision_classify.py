@@ -163,10 +163,11 @@ def _green_scene(
 
 
 def test_a_die_cut_off_its_centre_is_read_from_the_best_look_around() -> None:
-    """A cut 0.4 of a side off a 5 loses pips: sideways it reads as a 4, upwards as a 3 (the
+    """A cut 0.35 of a side off a 5 loses pips: it misreads, or reads without conviction (the
     value network on ImageNet's Lite0 reads a cut a quarter of a side off as the 5 it is, or
-    sees nothing off about it; a 1 cut a fifth of a side towards its neighbour read as a 2
-    before the networks trained mostly on renders). Both look off-centre to the value
+    sees nothing off about it, and at 0.4 sides off takes it for no die at all; a 1 cut a
+    fifth of a side towards its neighbour read as a 2 before the networks trained mostly on
+    renders). Both look off-centre to the value
     network ("not a die" above ``recentre_not_die``), so the looks around them are taken and
     the one most surely a centred die reads them right. Without the looks (``recentre_step``
     0) they stay wrong; a die whose cut is centred keeps its first reading as it is."""
@@ -191,7 +192,7 @@ def test_a_die_cut_off_its_centre_is_read_from_the_best_look_around() -> None:
         (again,) = recentred(shot.image, found, [cut], first, nets, params)
         return first[0], again
 
-    for value, turn, off in ((5, 10.0, (-0.4, 0.0)), (5, 10.0, (0.0, -0.4))):
+    for value, turn, off in ((5, 10.0, (-0.35, 0.0)), (5, 10.0, (0.0, -0.35))):
         first, again = read(value, turn, off, p)
         # off its centre the cut misreads the 5, or reads it without conviction (the 8-bit
         # value network's first look is a near tie between 5, 3 and 4 here, which OpenCV 4.11
@@ -324,49 +325,48 @@ def test_a_shifted_look_moves_along_the_faces_own_axes() -> None:
 
 
 def test_a_die_sized_as_one_of_its_pips_is_read_again_at_the_others_size() -> None:
-    """A render where the locator sizes the purple 1 as little more than half a die (its big
-    pip): the small cut is unsure. The other four dice say how big a die is, and the looks at
-    that size around the peak read the 1; without them (``undersized`` 0) it is asked."""
+    """A render where the locator sizes the purple 1 as two thirds of a die (its big pip and
+    some): the small cut is unsure. The other three dice say how big a die is, and the looks
+    at that size around the peak read the 1; without them (``undersized`` 0) it is asked."""
     from vision import synth
     from vision.detect import read_roll
     from vision.synth import Camera, DieSpec, Lighting, PadStyle, Scene
 
     dice = tuple(
-        DieSpec(v, xy, yaw_deg=yaw, size_mm=14.6, style=synth.STYLES["purple"])
-        for v, xy, yaw in (
-            (5, (10.0, -18.3), 44.5),
-            (5, (-15.8, -0.9), 14.3),
-            (6, (-5.8, -41.8), 29.3),
-            (1, (-22.3, -23.8), 17.9),
-            (3, (42.3, 59.9), 70.2),
+        DieSpec(v, xy, yaw_deg=yaw, size_mm=17.75, style=synth.STYLES[style])
+        for v, xy, yaw, style in (
+            (1, (47.6, 6.7), 86.5, "purple"),
+            (5, (0.0, -73.6), 87.3, "black"),
+            (3, (2.8, -8.8), 55.2, "orange"),
+            (3, (17.5, -46.4), 76.7, "yellow"),
         )
     )
     pad = PadStyle(
-        size_mm=(210.6, 155.4),
-        centre_mm=(-7.6, 3.7),
-        angle_deg=3.0,
-        colour=(150, 150, 150),
-        texture=0.39,
-        rail_mm=8.9,
-        rail_colour=(90, 90, 90),
-        table_colour=(40, 50, 60),
-        seed=464300421,
+        size_mm=(228.3, 188.7),
+        centre_mm=(-3.7, -1.1),
+        angle_deg=2.0,
+        colour=(40, 70, 120),
+        texture=0.79,
+        rail_mm=10.4,
+        rail_colour=(20, 35, 60),
+        table_colour=(50, 60, 70),
+        seed=1020552622,
     )
     light = Lighting(
-        azimuth_deg=39.7,
-        elevation_deg=68.8,
-        ambient=0.51,
-        gain=1.05,
-        cast=(1.07, 0.94, 1.05),
-        gradient=0.2,
-        gradient_dir_deg=116.6,
-        shadow=0.41,
+        azimuth_deg=118.7,
+        elevation_deg=78.7,
+        ambient=0.41,
+        gain=0.96,
+        cast=(0.92, 1.04, 1.01),
+        gradient=0.03,
+        gradient_dir_deg=145.1,
+        shadow=0.31,
     )
-    shot = synth.render(Scene(dice, pad, Camera(height_mm=303.6), light))
+    shot = synth.render(Scene(dice, pad, Camera(height_mm=326.1), light))
     truth = sorted(d.value for d in shot.truth.dice)
     assert sorted(d.value or 0 for d in read_roll(shot.image).dice) == truth
     without = read_roll(shot.image, params=DetectorParams(undersized=0.0))
-    assert sorted(d.value or 0 for d in without.dice) == [0, 3, 5, 5, 6]
+    assert sorted(d.value or 0 for d in without.dice) == [0, 3, 3, 5]
 
 
 def test_the_size_relook_leaves_sure_dice_and_other_dice_s_pips_alone(

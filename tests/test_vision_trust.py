@@ -93,8 +93,8 @@ def test_a_count_that_agrees_lets_a_less_sure_network_answer() -> None:
 @pytest.mark.parametrize(
     ("value", "body", "pip", "side", "angle", "misread"),
     [
-        (4, (44, 119, 227), (34, 107, 255), 24.1, -27.0, 1),  # orange-red pips on orange
-        (3, (220, 220, 156), (181, 217, 187), 32.4, -8.1, 2),  # pale green pips on pale teal
+        (4, (44, 119, 227), (34, 107, 255), 24.1, -27.0, 2),  # orange-red pips on orange
+        (2, (237, 69, 188), (255, 43, 216), 26.2, 13.4, 1),  # pale violet pips on violet
     ],
 )
 def test_read_roll_asks_about_a_die_whose_pips_contradict_the_network(

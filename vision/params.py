@@ -162,8 +162,9 @@ class DetectorParams:
     """With a house model (``read_roll(..., house=...)``), a die like the dice it was taught is
     given the house model's value when its probability reaches this (0-1), dropped as not a
     die when "not a die" does, and asked about when it is this sure the base reader's value
-    is wrong (``vision.trust.overrule``). None: the floor fitted on the house's own examples,
-    each judged by a model fitted without its photo (``vision.house.model.fitted_floor``)."""
+    is wrong (``vision.trust.overrule``); at 1.0 it judges none. None: the floor fitted on
+    the house's own examples, each judged by a model fitted without its photo
+    (``vision.house.model.fitted_floor``)."""
 
     pip_count: bool = True
     """Count every die's pips as a second opinion (``vision.pipcount``): a clean count that
