@@ -15,7 +15,7 @@ Usage:
 ``--only value`` keeps the ``locator.onnx`` already in ``--out`` and retrains the value network
 (its hard negatives are mined with that locator). The shipped locator comes from here; the
 shipped value network from ``bench/train_lite0.py`` (ImageNet's EfficientNet-Lite0, first
-seven blocks, on these same patches), which reads a source held out of training better than
+nine blocks, on these same patches), which reads a source held out of training better than
 this script's ``ValueNet``: the figures below are this script's networks'. The defaults are
 the shipped locator's recipe (and the value network's before Lite0): 1600
 ``vision.synth`` tables in the mix, seven in ten of them wide scenes (``synth.wide_scene``: many
