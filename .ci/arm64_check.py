@@ -102,14 +102,13 @@ def _runner_ups_alike(x86: Any, arm: Any) -> tuple[Any, Any]:
     """A die's ``candidates`` ([value, probability] pairs, best first) with the arm64 runner-up
     taken as x86's where both are under :data:`PROBABILITY`: which of several faces the
     network all but rules out comes second is the two builds' float noise, not a reading."""
+
     def pair(c: Any) -> bool:
         return isinstance(c, list) and len(c) == 2 and isinstance(c[1], int | float)
 
     if not (isinstance(x86, list) and isinstance(arm, list) and len(x86) == len(arm) == 2):
         return x86, arm
-    if not (pair(x86[1]) and pair(arm[1])):
-        return x86, arm
-    if max(float(x86[1][1]), float(arm[1][1])) < PROBABILITY:
+    if pair(x86[1]) and pair(arm[1]) and max(float(x86[1][1]), float(arm[1][1])) < PROBABILITY:
         return x86, [arm[0], [x86[1][0], arm[1][1]]]
     return x86, arm
 

@@ -62,9 +62,7 @@ X86 = [
 ]
 
 
-def _compare(
-    tmp_path: Path, arm: list[str], x86: list[str] | None = None
-) -> tuple[int, str, str]:
+def _compare(tmp_path: Path, arm: list[str], x86: list[str] | None = None) -> tuple[int, str, str]:
     (tmp_path / "x86.jsonl").write_text("\n".join(X86 if x86 is None else x86) + "\n")
     (tmp_path / "arm.jsonl").write_text("\n".join(arm) + "\n")
     done = subprocess.run(

@@ -104,7 +104,7 @@ def read_roll(
             i
             for i, (d, g) in enumerate(zip(dice, judged, strict=True))
             if g is None
-            or not (g.near and g.best == 0 and g.sure_at(floor))
+            or not (g.best == 0 and g.judges(floor))
             or d.guess.confidence >= params.min_value_confidence
         ]
         dice, judged = [dice[i] for i in kept], [judged[i] for i in kept]
@@ -235,7 +235,7 @@ def _rescued(
     judged = house.judge(*look(nets.value, [cuts[i].view for i in rejected]))
     floor = house_floor(house, params)
     for i, g in zip(rejected, judged, strict=True):
-        if g.near and g.best != 0 and g.sure_at(floor):
+        if g.best != 0 and g.judges(floor):
             faces = tuple(g.face(v) for v in range(1, 7))
             out[i] = ValueGuess(g.best, faces[g.best - 1], g.probs[0], faces)
     return out

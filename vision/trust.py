@@ -91,7 +91,7 @@ def overrule(
     verdict). Sure at ``floor`` of a value, it gives that value -- unless a clean pip count
     contradicts it, which asks as always -- and a value the base reader gave that the house
     model is sure is another asks, offering both."""
-    if house is None or not house.near or not house.sure_at(floor) or house.best == 0:
+    if house is None or not house.judges(floor) or house.best == 0:
         return told
     value = house.best
     counted = None if count is None else count.value

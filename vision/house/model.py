@@ -76,10 +76,12 @@ class HouseGuess:
     def sure(self) -> float:
         return float(max(self.probs))
 
-    def sure_at(self, floor: float) -> bool:
-        """Its best is at least ``floor`` probable; never at 1.0, which means "never judge"
-        (a float32 softmax gives exactly 1.0 well short of certainty)."""
-        return floor < 1.0 and self.sure >= floor
+    def judges(self, floor: float) -> bool:
+        """The house may give its best (a value, or not a die): the die is like the examples
+        taught of it (``near``) and its best is at least ``floor`` probable -- never at 1.0,
+        which means "never judge" (a float32 softmax gives exactly 1.0 well short of
+        certainty)."""
+        return self.near and floor < 1.0 and self.sure >= floor
 
     def face(self, value: int) -> float:
         """P(``value`` | a die)."""
@@ -206,7 +208,7 @@ def fitted_floor(guesses: Sequence[HouseGuess], truths: npt.NDArray[np.int_]) ->
         return FLOORS[-1]
     for floor in FLOORS:
         wrong = sum(
-            g.near and g.sure_at(floor) and g.best != NOT_A_DIE and g.best != t
+            g.judges(floor) and g.best != NOT_A_DIE and g.best != t
             for g, t in zip(guesses, truths.tolist(), strict=True)
         )
         if wrong <= WRONG_BUDGET * len(truths):
@@ -276,7 +278,7 @@ def tally(
     at ``floor`` of a value and it is like the examples fitted on, else asked."""
     right = wrong = asked = 0
     for guess, truth in zip(guesses, truths.tolist(), strict=True):
-        if guess.near and guess.sure_at(floor) and guess.best != NOT_A_DIE:
+        if guess.judges(floor) and guess.best != NOT_A_DIE:
             right += int(guess.best == truth)
             wrong += int(guess.best != truth)
         else:

@@ -148,15 +148,29 @@ def _table_glare(img: Image, scene: WideScene, proj: _ViewProjector) -> None:
 
 def _spot(img: Image, centre: npt.NDArray[np.float64], radius: float, strength: float) -> None:
     """Add a soft round highlight (a Gaussian, drawn out to 3 sigma so it has no edge)."""
-    h, w = img.shape[:2]
+    at = gaussian_window(img.shape, centre, radius)
+    if at is None:
+        return
+    win, blob = at
+    roi = img[win].astype(np.float32) + (blob * np.float32(strength * 255))[:, :, None]
+    img[win] = np.clip(roi, 0, 255).astype(np.uint8)
+
+
+def gaussian_window(
+    shape: tuple[int, ...], centre: npt.NDArray[np.float64], radius: float
+) -> tuple[tuple[slice, slice], npt.NDArray[np.float32]] | None:
+    """The window of an image of ``shape`` around ``centre`` (px) out to 3 sigma, and a
+    Gaussian of sigma ``radius`` px over it, 1 at its peak (None: the window misses the
+    image). A spot drawn so has no edge, at the cost of its window alone."""
+    h, w = shape[:2]
     r = int(3 * radius) + 1
     x0, y0 = max(0, int(centre[0]) - r), max(0, int(centre[1]) - r)
     x1, y1 = min(w, int(centre[0]) + r + 1), min(h, int(centre[1]) + r + 1)
     if x1 <= x0 or y1 <= y0:
-        return
+        return None
     xs = np.arange(x0, x1, dtype=np.float32) - np.float32(centre[0])
     ys = np.arange(y0, y1, dtype=np.float32) - np.float32(centre[1])
     k = np.float32(-0.5 / radius**2)
-    blob = np.exp(ys[:, None] ** 2 * k) * np.exp(xs[None, :] ** 2 * k) * np.float32(strength * 255)
-    roi = img[y0:y1, x0:x1].astype(np.float32) + blob[:, :, None]
-    img[y0:y1, x0:x1] = np.clip(roi, 0, 255).astype(np.uint8)
+    return (slice(y0, y1), slice(x0, x1)), np.exp(ys[:, None] ** 2 * k) * np.exp(
+        xs[None, :] ** 2 * k
+    )

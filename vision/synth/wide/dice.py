@@ -24,7 +24,7 @@ from vision.synth.geometry import (
     _pose,
     _rounded_square,
 )
-from vision.synth.lighting import _irradiance
+from vision.synth.lighting import _irradiance, gaussian_window
 from vision.synth.logos import logo_polys
 from vision.synth.model import Image, Vec
 from vision.synth.styles import DieLook, swirl
@@ -274,16 +274,10 @@ SHARP_SIZE = (0.04, 0.09)  # the hard reflection's sigma, half face sides
 def _add_spot(roi: Float, fm: Float, spot: Vec, radius: float, strength: float) -> None:
     """Add a Gaussian spot of ``radius`` px (sigma) and ``strength`` (of full white) at
     ``spot`` (roi px), on the face mask ``fm`` only."""
-    r = int(3 * radius) + 1  # the spot's window: a Gaussian is nothing 3 sigma out
-    x0, y0 = max(0, int(spot[0]) - r), max(0, int(spot[1]) - r)
-    x1, y1 = min(roi.shape[1], int(spot[0]) + r + 1), min(roi.shape[0], int(spot[1]) + r + 1)
-    if x1 <= x0 or y1 <= y0:
-        return
-    xs = np.arange(x0, x1, dtype=np.float32) - np.float32(spot[0])
-    ys = np.arange(y0, y1, dtype=np.float32) - np.float32(spot[1])
-    k = np.float32(-0.5 / radius**2)
-    blob = np.exp(ys[:, None] ** 2 * k) * np.exp(xs[None, :] ** 2 * k)
-    roi[y0:y1, x0:x1] += (np.float32(strength * 255) * blob)[:, :, None] * fm[y0:y1, x0:x1]
+    at = gaussian_window(roi.shape, spot, radius)
+    if at is not None:
+        win, blob = at
+        roi[win] += (np.float32(strength * 255) * blob)[:, :, None] * fm[win]
 
 
 def _top(pose: _Pose) -> tuple[int, float]:
