@@ -24,7 +24,7 @@ from vision.house.views import view_at
 from vision.locate import Candidate, locate
 from vision.nets import U8, Nets, load_nets
 from vision.params import DetectorParams
-from vision.pipcount import count_pips
+from vision.pipcount import PipCount, count_all
 from vision.reading import DieFlag, DieReading, FaceSize, Pad, Reading
 from vision.relook import recentred, undersized, unsure_ones
 from vision.trust import Why, overrule, verdict
@@ -108,13 +108,13 @@ def read_roll(
             or d.guess.confidence >= params.min_value_confidence
         ]
         dice, judged = [dice[i] for i in kept], [judged[i] for i in kept]
-    readings = []
-    for die, judgement in zip(dice, judged, strict=True):
-        count = (
-            count_pips(image, die.candidate.center_xy, die.side_px, die.angle_deg)
-            if params.pip_count
-            else None
+    counts: list[PipCount | None] = [None] * len(dice)
+    if params.pip_count:
+        counts = list(
+            count_all(image, [(d.candidate.center_xy, d.side_px, d.angle_deg) for d in dice])
         )
+    readings = []
+    for die, judgement, count in zip(dice, judged, counts, strict=True):
         told = verdict(
             die.guess,
             count,

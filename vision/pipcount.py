@@ -23,6 +23,7 @@ die asked about when the network disagrees); these rules were shaped looking at 
 from __future__ import annotations
 
 import math
+from collections.abc import Sequence
 from dataclasses import dataclass
 
 import cv2
@@ -88,22 +89,62 @@ def count_pips(
 ) -> PipCount:
     """Count the pips of the die whose top face (side ``side_px``, turned ``angle_deg``) is
     centred near ``center_xy`` in ``frame`` (BGR)."""
-    return count_face(die_patch(frame, center_xy, side_px * _SPAN, _PX, angle_deg=angle_deg))
+    return count_all(frame, [(center_xy, side_px, angle_deg)])[0]
+
+
+def count_all(
+    frame: U8, faces: Sequence[tuple[tuple[float, float], float, float]]
+) -> list[PipCount]:
+    """:func:`count_pips` for each ``(center_xy, side_px, angle_deg)`` of one frame, in order.
+
+    The faces are cut into one tall image and its pixel work done in one call per step (the
+    per-die calls cost more in overhead than in arithmetic), each face's exactly as alone:
+    the colour conversions are per pixel, the medians and percentiles per face, and the
+    blur's rows between faces repeat each face's edge rows as the blur's own border does."""
+    n = len(faces)
+    if n == 0:
+        return []
+    tall = np.empty((n * _PX, _PX, 3), np.uint8)
+    for k, (center_xy, side_px, angle_deg) in enumerate(faces):
+        tall[k * _PX : (k + 1) * _PX] = die_patch(
+            frame, center_xy, side_px * _SPAN, _PX, angle_deg=angle_deg
+        )
+    return _count_tall(tall, n)
 
 
 def count_face(patch: U8) -> PipCount:
     """Count the pips of the face cut square at the centre of ``patch`` (BGR, ``FACE_PX`` a
-    side, spanning ``FACE_SPAN`` located sides): what :func:`count_pips` does once cut.
+    side, spanning ``FACE_SPAN`` located sides): what :func:`count_pips` does once cut."""
+    return _count_tall(np.ascontiguousarray(patch), 1)[0]
+
+
+def _count_tall(tall: U8, n: int) -> list[PipCount]:
+    """The counts of ``n`` face cuts stacked in ``tall`` (BGR, ``n * FACE_PX`` rows).
 
     The ink is thresholded at half its high percentile; where that finds no clean face, at
     the other ``INK_FRACTIONS`` in turn (the first clean face counts, never a lone pip):
     pips that bleed into a dark rim or side face at one level stand apart at another, and
     faint or glossy pips break up at one and hold together at the next."""
-    lab = cv2.cvtColor(patch, cv2.COLOR_BGR2LAB).astype(np.float32)
-    core = np.partition(lab[_CORE_AT].reshape(-1, 3).T, _MIDDLE, axis=1)
-    diff = lab - (core[:, _MIDDLE[0]] + core[:, _MIDDLE[1]]) * np.float32(0.5)  # the median
-    dist = cv2.GaussianBlur(np.sqrt(np.einsum("ijk,ijk->ij", diff, diff)), (3, 3), 0.7)
-    high = float(np.partition(dist[_CORE_AT].ravel(), _P98)[_P98])
+    lab = cv2.cvtColor(tall, cv2.COLOR_BGR2LAB).astype(np.float32).reshape(n, _PX, _PX, 3)
+    core = lab[:, _CORE_AT[0], _CORE_AT[1]].reshape(n, -1, 3).transpose(0, 2, 1)
+    core = np.partition(core, _MIDDLE, axis=2)
+    median = (core[:, :, _MIDDLE[0]] + core[:, :, _MIDDLE[1]]) * np.float32(0.5)
+    diff = lab - median[:, None, None, :]
+    sq = diff * diff  # the sum in channel order, as np.einsum("ijk,ijk->ij") adds it, 3x faster
+    padded = np.empty((n, _PX + 2, _PX), np.float32)  # a row above and below each face ...
+    np.sqrt(sq[..., 0] + sq[..., 1] + sq[..., 2], out=padded[:, 1:-1])
+    padded[:, 0], padded[:, -1] = padded[:, 2], padded[:, -3]  # ... as BORDER_REFLECT_101's
+    blurred = cv2.GaussianBlur(padded.reshape(-1, _PX), (3, 3), 0.7)
+    dist = blurred.reshape(n, _PX + 2, _PX)[:, 1:-1]
+    highs = np.partition(dist[:, _CORE_AT[0], _CORE_AT[1]].reshape(n, -1), _P98, axis=1)
+    return [
+        _count_face(np.ascontiguousarray(d), float(h))
+        for d, h in zip(dist, highs[:, _P98].tolist(), strict=True)
+    ]
+
+
+def _count_face(dist: F32, high: float) -> PipCount:
+    """One face's count from its ink distance ``dist`` and the high percentile ``high``."""
     if high < 14.0:  # nothing stands out from the body: no pips to count
         return PipCount(None, 0, high)
     first = _count_at(dist, high, INK_FRACTIONS[0])
@@ -118,17 +159,24 @@ def count_face(patch: U8) -> PipCount:
 
 def _count_at(dist: F32, high: float, fraction: float) -> PipCount:
     """The face's count with ink where ``dist`` exceeds ``fraction`` of ``high``."""
-    ink = (dist > fraction * high).astype(np.uint8)
-    n, labels, stats, cents = cv2.connectedComponentsWithStats(ink, connectivity=8)
-    edge = (labels[0], labels[-1], labels[:, 0], labels[:, -1])
-    outside = set(np.unique(np.concatenate(edge)).tolist())  # the pad, other dice, side faces
+    ink = np.greater(dist, np.float32(fraction * high)).view(np.uint8)  # 0 / 1, no copy
+    n, labels, stats, cents = cv2.connectedComponentsWithStatsWithAlgorithm(
+        ink,
+        8,
+        cv2.CV_32S,
+        cv2.CCL_GRANA,  # the default's labels and stats, 1.4x faster
+    )
+    outside = np.zeros(n, bool)  # reaching the cut's edge: the pad, other dice, side faces
+    for edge in (labels[0], labels[-1], labels[:, 0], labels[:, -1]):
+        outside[edge] = True
     blobs: list[tuple[float, float, float]] = []
     kept = [0]
     rows, centres = stats.tolist(), cents.tolist()  # Python numbers: no NumPy scalar per look
+    edges = outside.tolist()
     for k in range(1, n):
         row = rows[k]
         w, h, area = row[cv2.CC_STAT_WIDTH], row[cv2.CC_STAT_HEIGHT], row[cv2.CC_STAT_AREA]
-        if k in outside or area < 0.12 * _PIP_AREA:
+        if edges[k] or area < 0.12 * _PIP_AREA:
             continue  # reaches the cut's edge, or speckle
         if area < 0.45 * w * h or max(w, h) > 2.2 * min(w, h):
             continue  # a streak (marbling, an edge's highlight), not a round pip
