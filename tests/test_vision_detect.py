@@ -179,6 +179,8 @@ def test_more_views_read_the_same_values() -> None:
     assert _values_by_position(reading, truth) == [v for _, v in truth]
     with pytest.raises(ValueError, match="value_views"):
         DetectorParams(value_views=3)
+    with pytest.raises(ValueError, match="relook_views"):
+        DetectorParams(relook_views=3)
 
 
 def test_a_second_peak_on_a_pip_of_a_two_is_not_a_die() -> None:

@@ -107,7 +107,7 @@ def _looks(
         for d in CORNERS
         for shift in params.relook_shifts
     ]
-    flat = classify(nets.value, patches, views=params.value_views, sure=params.value_sure)
+    flat = classify(nets.value, patches, views=params.relook_views, sure=params.value_sure)
     k = len(params.relook_shifts)
     per_die = len(CORNERS) * k
     return [
@@ -194,7 +194,7 @@ def recentred(
         for i in which
         for d in AROUND
     ]
-    looks = classify(nets.value, patches, views=params.value_views, sure=params.value_sure)
+    looks = classify(nets.value, patches, views=params.relook_views, sure=params.value_sure)
     for i, g in zip(whose, looks, strict=True):
         if g.not_die < out[i].not_die and centred(g) > centred(out[i]):
             out[i] = g
@@ -261,7 +261,7 @@ def undersized(
             whose.append(i)
     if not patches:
         return out
-    looks = classify(nets.value, patches, views=params.value_views, sure=params.value_sure)
+    looks = classify(nets.value, patches, views=params.relook_views, sure=params.value_sure)
     best: dict[int, tuple[ValueGuess, Point]] = {}
     for i, g, at in zip(whose, looks, centres, strict=True):
         if i not in best or centred(g) > centred(best[i][0]):
