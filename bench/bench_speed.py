@@ -165,6 +165,7 @@ class Clock:
         class Timed:
             def __init__(self) -> None:
                 self.blobs: list[F32] = []
+                self.metadata = getattr(net, "metadata", {})  # the locator's trained size
 
             def setInput(self, blob: F32, name: str = "") -> None:  # noqa: N802 (cv2's)
                 self.blobs.append(blob)
@@ -258,30 +259,48 @@ def section_classic(photos: list[tuple[str, Path, np.ndarray]], rounds: int) -> 
     peers = {name: Classic(px) for name, px in DATASETS.items()}
     for _, _, image in photos[:3]:  # load the networks, warm the caches
         read_roll(image)
-    cpu: dict[str, list[list[float]]] = {"read_roll": [], "classic": []}
-    wall: dict[str, list[list[float]]] = {"read_roll": [], "classic": []}
+    # the classic pipeline is told each set's die size, as a fixed camera knows it; read_roll
+    # is told what a fixed camera learns (vision.locate.DieSizeMemory): the median size its
+    # own reads of the set found
+    found: dict[str, list[float]] = defaultdict(list)
+    for name, _, image in photos:
+        size = getattr(read_roll(image), "located_die_px", None)  # older trees: none
+        if size is not None:
+            found[name].append(size)
+    sizes = {name: med(v) for name, v in found.items()}
+    fixed = ("die_px" in read_roll.__code__.co_varnames) and bool(sizes)
+
+    def fixed_camera(name: str, image: np.ndarray) -> Any:
+        return read_roll(image, die_px=sizes.get(name)) if fixed else read_roll(image)
+
+    kinds = ("read_roll", "alone", "classic")
+    cpu: dict[str, list[list[float]]] = {k: [[] for _ in photos] for k in kinds}
+    wall: dict[str, list[list[float]]] = {k: [[] for _ in photos] for k in kinds}
     stages: list[dict[str, float]] = []
-    for k in cpu:
-        cpu[k] = [[] for _ in photos]
-        wall[k] = [[] for _ in photos]
     for r in range(rounds):
         for i, (name, _, image) in enumerate(photos):
             clock = Clock()
-            order = ["read_roll", "classic"] if (i + r) % 2 == 0 else ["classic", "read_roll"]
+            order = kinds[(i + r) % 3 :] + kinds[: (i + r) % 3]
             for what in order:
                 if what == "read_roll":
                     with instrumented(clock):
-                        c, w = timed(read_roll, image)
+                        c, w = timed(fixed_camera, name, image)
                     if r == 0:
                         stages.append(dict(clock.spent) | {"total": c})
+                elif what == "alone":
+                    with instrumented(Clock()):  # as timed as the fixed camera's read
+                        c, w = timed(read_roll, image)
                 else:
                     c, w = timed(peers[name], image)
                 cpu[what][i].append(c)
                 wall[what][i].append(w)
     rr = [med(t) for t in cpu["read_roll"]]
     cl = [med(t) for t in cpu["classic"]]
+    alone = [med(t) for t in cpu["alone"]]
     ratios = [a / b for a, b in zip(rr, cl, strict=True)]
     print(f"\n== read_roll vs classic: {len(photos)} DEV photos x {rounds} rounds, one thread")
+    told = ", ".join(f"{n} {v:.0f} px" for n, v in sizes.items()) if fixed else "not known"
+    print(f"  (read_roll as a fixed camera reads, the dice's size learnt: {told})")
     for name in DATASETS:
         idx = [i for i, p in enumerate(photos) if p[0] == name]
         print(
@@ -297,6 +316,15 @@ def section_classic(photos: list[tuple[str, Path, np.ndarray]], rounds: int) -> 
         f"  (wall: read_roll {ms(med([med(t) for t in wall['read_roll']]))}, classic "
         f"{ms(med([med(t) for t in wall['classic']]))})"
     )
+    for name in DATASETS:
+        idx = [i for i, p in enumerate(photos) if p[0] == name]
+        print(
+            f"  {name:13s} each photo on its own (its dice's size measured first): read_roll"
+            f" {ms(med([alone[i] for i in idx]))}, ratio (median per photo)"
+            f" {med([alone[i] / cl[i] for i in idx]):.2f}"
+        )
+    own = med([a / b for a, b in zip(alone, cl, strict=True)])
+    print(f"  {'all':13s} each photo on its own: median per-photo ratio {own:.2f}")
     print("\n== read_roll per stage (thread CPU, median over photos; share of the mean total)")
     total_mean = statistics.fmean(s["total"] for s in stages)
     for stage in STAGES:

@@ -34,7 +34,7 @@ import statistics
 import sys
 import time
 import zlib
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -256,18 +256,38 @@ def match(
     return pairs, len(dice) - len(used)
 
 
-def evaluate(images: Sequence[LabelledImage], params: DetectorParams) -> dict[str, Score]:
-    """Read every image and score it against its labels, per data set."""
+def evaluate(
+    images: Sequence[LabelledImage],
+    params: DetectorParams,
+    die_px: Mapping[str, float] | None = None,
+) -> dict[str, Score]:
+    """Read every image and score it against its labels, per data set; with ``die_px`` (per
+    data set) each as a fixed camera reads, its dice's size known (``read_roll``'s)."""
     scores: dict[str, Score] = {}
     for image in images:
         frame = cv2.imread(str(image.path), cv2.IMREAD_COLOR)
         if frame is None:
             raise SystemExit(f"cannot read {image.path}")
         t0 = time.thread_time()
-        reading = read_roll(frame, params=params)
+        reading = read_roll(frame, params=params, die_px=(die_px or {}).get(image.dataset))
         ms = (time.thread_time() - t0) * 1000
         scores.setdefault(image.dataset, Score()).add(image, reading.dice, ms)
     return scores
+
+
+def camera_die_px(images: Sequence[LabelledImage], params: DetectorParams) -> dict[str, float]:
+    """Per data set, the median dice size the reader found on its photos by itself
+    (``Reading.located_die_px``; no label is read): what a fixed camera learns of its dice
+    from its first rolls, as the pad service does, for :func:`evaluate`'s ``die_px``."""
+    found: dict[str, list[float]] = {}
+    for image in images:
+        frame = cv2.imread(str(image.path), cv2.IMREAD_COLOR)
+        if frame is None:
+            raise SystemExit(f"cannot read {image.path}")
+        size = read_roll(frame, params=params).located_die_px
+        if size is not None:
+            found.setdefault(image.dataset, []).append(size)
+    return {name: float(np.median(sizes)) for name, sizes in found.items()}
 
 
 def confusion_table(score: Score) -> str:
@@ -416,6 +436,13 @@ def main(argv: Sequence[str] | None = None) -> int:
         metavar="NAME=VALUE",
         help="override a DetectorParams field, e.g. --set value_views=2 (repeatable)",
     )
+    ap.add_argument(
+        "--camera",
+        choices=("photo", "fixed"),
+        default="photo",
+        help="photo: each photo on its own; fixed: each set read as one fixed camera, given the"
+        " dice's size the reader's own first reads of it found (camera_die_px)",
+    )
     args = ap.parse_args(argv)
     cv2.setNumThreads(args.threads)  # with 1, all work runs on this thread: thread_time is fair
     overrides = parse_overrides(args.set)
@@ -433,7 +460,10 @@ def main(argv: Sequence[str] | None = None) -> int:
         raise SystemExit(f"cannot read {images[0].path}")
     read_roll(first, params=params)  # load the models outside timing
     print(host_reference())
-    report(evaluate(images, params), show_wrong=args.wrong, errors=args.errors)
+    die_px = camera_die_px(images, params) if args.camera == "fixed" else None
+    if die_px:
+        print("dice's size (px) as a fixed camera learns it:", die_px)
+    report(evaluate(images, params, die_px), show_wrong=args.wrong, errors=args.errors)
     return 0
 
 

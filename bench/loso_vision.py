@@ -34,6 +34,7 @@ import cv2  # noqa: E402
 from bench_vision import (  # noqa: E402
     CURVE_READER,
     DATASETS,
+    camera_die_px,
     default_datasets_dir,
     evaluate,
     load_dataset,
@@ -70,6 +71,13 @@ def main(argv: Sequence[str] | None = None) -> int:
         "--curve", action="store_true", help="every die given a value, no second opinion"
     )
     ap.add_argument("--set", action="append", default=[], metavar="NAME=VALUE")
+    ap.add_argument(
+        "--camera",
+        choices=("photo", "fixed"),
+        default="photo",
+        help="photo: each photo on its own; fixed: the dice's size a first read of the source's"
+        " photos found, given to every read (camera_die_px)",
+    )
     args = ap.parse_args(argv)
     folders = {s: args.work / f"without_{s}" for s in DATASETS}
     if not args.score_only:
@@ -89,8 +97,10 @@ def main(argv: Sequence[str] | None = None) -> int:
             print(f"without {source}: no models in {folder}: skipped", flush=True)
             continue
         params = DetectorParams(models_dir=str(folder), **overrides)
-        print(f"# {source}, read by models trained without it ({folder})")
-        report(evaluate(load_dataset(args.datasets, source), params), show_wrong=args.wrong)
+        images = load_dataset(args.datasets, source)
+        die_px = camera_die_px(images, params) if args.camera == "fixed" else None
+        print(f"# {source}, read by models trained without it ({folder}); dice size {die_px}")
+        report(evaluate(images, params, die_px), show_wrong=args.wrong)
     return 0
 
 

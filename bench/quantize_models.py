@@ -31,6 +31,7 @@ REPO = Path(__file__).resolve().parent.parent
 if str(REPO) not in sys.path:
     sys.path.insert(0, str(REPO))
 
+from locator_scale import copy_metadata  # noqa: E402
 from onnxruntime.quantization import (  # noqa: E402
     CalibrationDataReader,
     QuantFormat,
@@ -87,6 +88,7 @@ def quantize(src: Path, dst: Path, blobs: list[F32]) -> None:
             weight_type=QuantType.QInt8,
             nodes_to_exclude=[last],
         )
+    copy_metadata(src, dst)  # the locator's trained die size (bench/locator_scale.py)
 
 
 def main() -> int:

@@ -162,6 +162,7 @@ from bench_vision import (  # noqa: E402
     load_dataset,
     parse_fold,
 )
+from locator_scale import stamp, trained_die_px  # noqa: E402
 
 from vision import synth  # noqa: E402
 from vision.classify import cut_die, die_patch  # noqa: E402
@@ -916,6 +917,8 @@ def main() -> int:
             args.out / LOCATOR_FILE,
             {0: "n", 2: "h", 3: "w"},
         )
+        # the size it learnt dice at, for the reader to scale frames to (bench/locator_scale.py)
+        stamp(args.out / LOCATOR_FILE, trained_die_px(by_set, share, args.locator_side))
     if args.only != "locator":
         mine(samples, args.out)
         val = ValueNet(args.value_width)

@@ -107,10 +107,12 @@ def test_read_roll_asks_about_a_die_whose_pips_contradict_the_network(
 ) -> None:
     """Low-contrast pips the value network misreads while their count is clean: with every
     confidence floor at 0 the network's number is given unasked, and the second opinion alone
-    makes the reader ask, with the truth one tap away."""
+    makes the reader ask, with the truth one tap away. (Read at the one scale these misreads
+    were found at: ``locator_rescale`` would show the die at another, where the violet 2 is
+    read right.)"""
     img = table(200, 200, (70, 110, 60))
     draw_die(img, (100.0, 100.0), side, value, angle_deg=angle, body=body, pip=pip)
-    floors = {"min_value_confidence": 0.0, "agreed_value_confidence": 0.0}
+    floors = {"min_value_confidence": 0.0, "agreed_value_confidence": 0.0, "locator_rescale": False}
     (alone,) = read_roll(img, params=DetectorParams(pip_count=False, **floors)).dice
     assert alone.value == misread
     (asked,) = read_roll(img, params=DetectorParams(**floors)).dice

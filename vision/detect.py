@@ -21,7 +21,7 @@ from vision.face import face_side, square_corners
 from vision.flags import DieView, judge
 from vision.house.model import HouseGuess, HouseModel, look
 from vision.house.views import view_at
-from vision.locate import Candidate, locate
+from vision.locate import Candidate, locate, located_die_px, rescaled, scaled_long_side
 from vision.nets import U8, Nets, load_nets
 from vision.params import DetectorParams
 from vision.pipcount import PipCount, count_all
@@ -68,8 +68,14 @@ def read_roll(
     pad: Pad | None = None,
     params: DetectorParams = _DEFAULT,
     house: HouseModel | None = None,
+    die_px: float | None = None,
 ) -> Reading:
     """Every die in ``frame`` (BGR uint8, any size; no calibration needed).
+
+    ``die_px``: the dice's size in this camera's frames (axis-aligned extent, px), when known
+    -- a fixed camera's ``Reading.located_die_px`` of an earlier frame: the locator then looks
+    once, at the scale it learnt dice at (``DetectorParams.locator_rescale``), instead of
+    looking first to find the dice's size.
 
     With a ``pad`` dice whose centre lies outside it are flagged ``OFF_PAD``; a die whose value
     is not confidently readable has ``value=None`` and ``UNREADABLE``. With a ``house`` model
@@ -78,13 +84,10 @@ def read_roll(
     """
     image = as_bgr(frame)
     nets = load_nets(params.models_dir)
+    if die_px is not None and not (math.isfinite(die_px) and die_px > 0):
+        raise ValueError(f"die_px must be a positive size in px, got {die_px}")
     with nets.lock:
-        found = locate(
-            image,
-            nets.locator,
-            long_side_px=params.locator_long_side_px,
-            threshold=min(params.peak_threshold, params.faint_peak_threshold),
-        )
+        found, located_px = _located(image, nets, params, die_px)
         dice = dice_at(image, found, nets, params, house=house)
     if params.pip_reach > 0:
         dice = _without_pips_of_other_dice(dice, params.pip_reach)
@@ -141,7 +144,32 @@ def read_roll(
     ]
     readings.sort(key=lambda d: (d.center_xy[1], d.center_xy[0]))
     h, w = image.shape[:2]
-    return Reading(tuple(readings), (w, h))
+    return Reading(tuple(readings), (w, h), located_px)
+
+
+def _located(
+    image: U8, nets: Nets, params: DetectorParams, die_px: float | None
+) -> tuple[list[Candidate], float | None]:
+    """The locator's candidates in ``image``, looked for at the scale that shows dice of
+    ``die_px`` at the size the locator was trained at (``DetectorParams.locator_rescale``);
+    without ``die_px``, a first look at ``locator_long_side_px`` measures it. Also the dice's
+    size the look was scaled for (None: not known)."""
+    threshold = min(params.peak_threshold, params.faint_peak_threshold)
+    side = params.locator_long_side_px
+    trained = nets.trained_die_px if params.locator_rescale else None
+    first = None
+    if trained is None or die_px is None:
+        first = locate(image, nets.locator, long_side_px=side, threshold=threshold)
+        die_px = located_die_px(
+            first, strong=params.strong_peak_threshold, weak=params.peak_threshold
+        )
+        if trained is None or die_px is None:
+            return first, die_px
+    bounds = (params.locator_min_side_px, params.locator_max_side_px)
+    wanted = scaled_long_side(image.shape, die_px, trained, bounds)
+    if first is not None and not rescaled(side, wanted, params.locator_rescale_tolerance):
+        return first, die_px
+    return locate(image, nets.locator, long_side_px=wanted, threshold=threshold), die_px
 
 
 def house_floor(house: HouseModel | None, params: DetectorParams) -> float:

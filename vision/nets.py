@@ -66,6 +66,7 @@ class Net:
         except Exception as exc:  # ORT raises its own (untyped) errors for a bad file
             raise ModelDamagedError(f"cannot read the network {path}: {exc}") from exc
         self.path = path
+        self.metadata: dict[str, str] = dict(self._session.get_modelmeta().custom_metadata_map)
         self.inputs: tuple[str, ...] = tuple(i.name for i in self._session.get_inputs())
         self.outputs: tuple[str, ...] = tuple(o.name for o in self._session.get_outputs())
 
@@ -90,6 +91,11 @@ NetArg = Any
 ``cv2.dnn.Net`` they read (``bench/train_vision.py``'s hard-negative mining)."""
 
 
+TRAINED_DIE_PX = "dicepad.trained_die_px"
+"""The locator's ONNX metadata key for the die size it was trained at: the geometric mean of
+its training dice's axis-aligned extents in locator-input px (``bench/locator_scale.py``)."""
+
+
 @dataclass
 class Nets:
     """The loaded locator and value networks (:class:`Net`); ``lock`` serialises their use by
@@ -98,6 +104,17 @@ class Nets:
     locator: NetArg
     value: NetArg
     lock: threading.Lock = field(default_factory=threading.Lock)
+
+    @property
+    def trained_die_px(self) -> float | None:
+        """The die size the locator was trained at (:data:`TRAINED_DIE_PX`), or None when its
+        file does not say (a locator exported before it did, or a ``cv2.dnn.Net``)."""
+        value = getattr(self.locator, "metadata", {}).get(TRAINED_DIE_PX)
+        try:
+            size = float(value) if value is not None else None
+        except ValueError:
+            raise ModelDamagedError(f"locator metadata {TRAINED_DIE_PX}={value!r}") from None
+        return size if size is not None and 4.0 <= size <= 256.0 else None
 
 
 class ModelMissingError(FileNotFoundError):

@@ -20,6 +20,42 @@ class DetectorParams:
     """The frame is resized so its longest side is this many px before the die-centre network
     runs (dice should then be about 12-60 px across). Larger finds smaller dice, costs time."""
 
+    locator_rescale: bool = True
+    """Show the locator the dice at the size it learnt them at (``Nets.trained_die_px``, in its
+    file): the frame is scaled so that dice of the size given to ``read_roll`` (``die_px``: a
+    fixed camera's, learnt from its earlier frames) -- or, without one, of the size a first
+    look at ``locator_long_side_px`` finds, when outside ``locator_rescale_tolerance`` -- come
+    out that size (its long side kept within ``locator_min_side_px`` .. ``_max_side_px``).
+
+    Why: a locator finds and sizes dice best at the sizes it was trained on, and a bar's
+    camera height is anyone's guess. Held out of training (``bench/loso_vision.py``, 8 bits,
+    each fold's locator stamped with its own trained size; nothing of the held-out source
+    chooses anything), one look at 320 px against the rescaled looks, each photo on its own /
+    as a fixed camera that learnt its dice's size from its own first reads:
+
+    - nellbyler_d6 (dice 15 px at 320 as located; its fold's locator trained at 26.9):
+      79.4 -> 82.5 / 82.7 % right, 0.52 -> 0.44 / 0.44 % wrong, 5.7 -> 1.9 / 1.3 % missed;
+    - matteop65_d6 (dice 32 px; trained at 22.6, within the tolerance for most photos):
+      88.6 -> 88.5 / 92.4 % right, 0.36 -> 0.24 / 0 % wrong.
+
+    Renders (``bench/bench_synth.py``): 3 dice of 10644 fewer right, none more wrong; the
+    flags within two dice of before."""
+
+    locator_rescale_tolerance: float = 0.49
+    """A first look is kept as it is when the rescaled long side would be within this share
+    (0-1) of its own: the locator was trained on every frame scaled by up to e^0.4 = 1.49 either
+    way, so its dice are then within the sizes it learnt, and a second look (a whole locator
+    pass) buys little -- renders, whose dice lie there, read the same. A size given as
+    ``die_px`` is always scaled to (no second look to save)."""
+
+    locator_min_side_px: int = 160
+    """The shortest long side (px) a rescaled locator input gets: still a whole pad."""
+
+    locator_max_side_px: int = 960
+    """The longest long side (px) a rescaled locator input gets: the locator's time grows with
+    its area (dice of 24 px on a 4032 px phone photo stop here). Capped at 448 instead, held
+    out of training nellbyler_d6 read 82.2 % of its dice right, not 82.8 (area-shrunk)."""
+
     peak_threshold: float = 0.3
     """Minimum die-centre probability (0-1) of a local maximum of the centre heat map."""
 
@@ -206,6 +242,12 @@ class DetectorParams:
     def __post_init__(self) -> None:
         if not 64 <= self.locator_long_side_px <= 2048:
             raise ValueError("locator_long_side_px must be within 64..2048")
+        lo, hi = self.locator_min_side_px, self.locator_max_side_px
+        if not 64 <= lo <= hi <= 2048:
+            raise ValueError(f"locator sides must be 64 <= min <= max <= 2048, got {lo}, {hi}")
+        if not 0.0 <= self.locator_rescale_tolerance <= 1.0:
+            tolerance = self.locator_rescale_tolerance
+            raise ValueError(f"locator_rescale_tolerance must be within 0..1, got {tolerance}")
         for name in (
             "peak_threshold",
             "faint_peak_threshold",

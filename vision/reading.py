@@ -171,6 +171,9 @@ class Reading:
 
     dice: tuple[DieReading, ...]
     frame_size: tuple[int, int]  # (width, height)
+    located_die_px: float | None = None
+    """The dice's size (axis-aligned extent, frame px) the locator's look was scaled for: what a
+    fixed camera passes to the next ``read_roll`` as ``die_px`` (None: no die seen)."""
 
     @property
     def values(self) -> tuple[int, ...]:

@@ -35,6 +35,14 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         help="read with the house model of DIR (``dicepad dice learn``): the house's own dice",
     )
     parser.add_argument(
+        "--die-px",
+        metavar="PX",
+        type=float,
+        help="the dice's size across in px, when every photo comes from one fixed camera (a"
+        " pad's): the reader then looks for dice once, at that scale (default: it measures the"
+        " dice in each photo first)",
+    )
+    parser.add_argument(
         "--annotate",
         metavar="DIR",
         type=Path,
@@ -51,6 +59,9 @@ def run(args: argparse.Namespace) -> int:
     from vision.params import DetectorParams, flags_for_view
 
     params = DetectorParams(flags=flags_for_view(args.view))
+    if args.die_px is not None and not 4.0 <= args.die_px <= 4096.0:
+        print(f"dicepad detect: --die-px {args.die_px:g}: a size of 4-4096 px", file=sys.stderr)
+        return 2
 
     nets = load_nets()  # once, before any image is timed
     house = None
@@ -86,7 +97,7 @@ def run(args: argparse.Namespace) -> int:
             failures += 1
             continue
         t0 = time.perf_counter()
-        reading = read_roll(frame, params=params, house=house)
+        reading = read_roll(frame, params=params, house=house, die_px=args.die_px)
         ms = (time.perf_counter() - t0) * 1000
         dice = [{k: v for k, v in die.to_json().items() if k != "corners"} for die in reading.dice]
         if args.json:

@@ -42,14 +42,25 @@ def vision_reader(
     the flags' operating points for a camera ``view`` (``vision.params.CAMERA_VIEWS``);
     imported and loaded on first use (an unknown view is a ValueError at once). ``house``
     gives the house model to read each throw with (``PadHouse.model``: the newest fit)."""
+    from vision.locate import DieSizeMemory
     from vision.params import DetectorParams, flags_for_view
 
     params = DetectorParams(models_dir=models_dir, flags=flags_for_view(view))
+    sizes = DieSizeMemory()  # the camera is fixed: its dice's size is learnt, not re-measured
 
     def read(image: np.ndarray, pad: Pad | None) -> Reading:
         from vision.detect import read_roll
 
-        return read_roll(image, pad=pad, params=params, house=None if house is None else house())
+        given = sizes.die_px(image.shape)
+        reading = read_roll(
+            image,
+            pad=pad,
+            params=params,
+            house=None if house is None else house(),
+            die_px=given,
+        )
+        sizes.learn(given, reading.located_die_px)
+        return reading
 
     return read
 
