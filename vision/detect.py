@@ -167,8 +167,11 @@ def _located(
             return first, die_px
     bounds = (params.locator_min_side_px, params.locator_max_side_px)
     wanted = scaled_long_side(image.shape, die_px, trained, bounds)
-    if first is not None and not rescaled(side, wanted, params.locator_rescale_tolerance):
+    within = not rescaled(side, wanted, params.locator_rescale_tolerance)
+    if first is not None and within:
         return first, die_px
+    if first is None and within and wanted > side:  # enlarging costs; within the trained
+        wanted = side  # sizes it buys little -- shrinking saves time as well
     return locate(image, nets.locator, long_side_px=wanted, threshold=threshold), die_px
 
 

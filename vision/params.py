@@ -46,7 +46,8 @@ class DetectorParams:
     (0-1) of its own: the locator was trained on every frame scaled by up to e^0.4 = 1.49 either
     way, so its dice are then within the sizes it learnt, and a second look (a whole locator
     pass) buys little -- renders, whose dice lie there, read the same. A size given as
-    ``die_px`` is always scaled to (no second look to save)."""
+    ``die_px`` (no second look to save) is scaled to whenever that shrinks the frame, and
+    beyond this share when it enlarges it: the locator's time grows with the area."""
 
     locator_min_side_px: int = 160
     """The shortest long side (px) a rescaled locator input gets: still a whole pad."""
