@@ -301,13 +301,17 @@ def section_classic(photos: list[tuple[str, Path, np.ndarray]], rounds: int) -> 
     print(f"\n== read_roll vs classic: {len(photos)} DEV photos x {rounds} rounds, one thread")
     told = ", ".join(f"{n} {v:.0f} px" for n, v in sizes.items()) if fixed else "not known"
     print(f"  (read_roll as a fixed camera reads, the dice's size learnt: {told})")
-    for name in DATASETS:
-        idx = [i for i, p in enumerate(photos) if p[0] == name]
-        print(
-            f"  {name:13s} read_roll {ms(med([rr[i] for i in idx]))}   classic "
-            f"{ms(med([cl[i] for i in idx]))}   ratio (median per photo) "
-            f"{med([ratios[i] for i in idx]):.2f}"
-        )
+
+    def per_set(times: list[float]) -> None:
+        for name in DATASETS:
+            idx = [i for i, p in enumerate(photos) if p[0] == name]
+            print(
+                f"  {name:13s} read_roll {ms(med([times[i] for i in idx]))}   classic "
+                f"{ms(med([cl[i] for i in idx]))}   ratio (median per photo) "
+                f"{med([times[i] / cl[i] for i in idx]):.2f}"
+            )
+
+    per_set(rr)
     print(
         f"  {'all':13s} read_roll {ms(med(rr))}   classic {ms(med(cl))}   "
         f"ratio of medians {med(rr) / med(cl):.2f}   median per-photo ratio {med(ratios):.2f}"
@@ -316,15 +320,10 @@ def section_classic(photos: list[tuple[str, Path, np.ndarray]], rounds: int) -> 
         f"  (wall: read_roll {ms(med([med(t) for t in wall['read_roll']]))}, classic "
         f"{ms(med([med(t) for t in wall['classic']]))})"
     )
-    for name in DATASETS:
-        idx = [i for i, p in enumerate(photos) if p[0] == name]
-        print(
-            f"  {name:13s} each photo on its own (its dice's size measured first): read_roll"
-            f" {ms(med([alone[i] for i in idx]))}, ratio (median per photo)"
-            f" {med([alone[i] / cl[i] for i in idx]):.2f}"
-        )
+    print("  each photo on its own (its dice's size measured first, no camera to learn it):")
+    per_set(alone)
     own = med([a / b for a, b in zip(alone, cl, strict=True)])
-    print(f"  {'all':13s} each photo on its own: median per-photo ratio {own:.2f}")
+    print(f"  {'all':13s} median per-photo ratio {own:.2f}")
     print("\n== read_roll per stage (thread CPU, median over photos; share of the mean total)")
     total_mean = statistics.fmean(s["total"] for s in stages)
     for stage in STAGES:
