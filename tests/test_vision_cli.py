@@ -135,3 +135,15 @@ def test_the_camera_view_picks_the_flags_operating_points(
     assert Config.from_environ(environ={"DICEPAD_DATA": str(tmp_path)}).camera_view == "overhead"
     with pytest.raises(ValueError, match="unknown camera view 'sideways'"):
         Config.from_environ(environ={**env, "DICEPAD_CAMERA_VIEW": "sideways"})
+
+
+def test_a_fixed_cameras_die_size_reads_the_dice_at_that_scale(
+    photo: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """``--die-px``: every photo from one camera whose dice are that size across. The dice of
+    the drawn photo are read as before; a size of nothing is refused before any photo is read."""
+    assert main(["detect", "--json", "--die-px", "60", str(photo)]) == 0
+    (line,) = capsys.readouterr().out.splitlines()
+    assert sorted(d["value"] for d in json.loads(line)["dice"]) == [2, 5, 6]
+    assert main(["detect", "--die-px", "0", str(photo)]) == 2
+    assert "--die-px" in capsys.readouterr().err
