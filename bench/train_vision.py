@@ -180,7 +180,6 @@ from vision.params import DetectorParams  # noqa: E402
 
 P = DetectorParams()
 LOCATOR_SIDE = [P.locator_long_side_px]  # --locator-side (a list so main() can set it)
-LOCATOR_DIE_PX = [0.0]  # --locator-die-px: crops scaled so each table's dice are this size
 CROP_PX = [P.crop_px]  # --crop-px
 TURNED = [P.turned_patches]  # --turned / --no-turned
 MARGIN = [P.turned_margin]  # --turned-margin
@@ -461,11 +460,7 @@ def locator_batch(
     for _ in range(n):
         s = samples[int(rng.integers(len(samples)))]
         h, w = s.image.shape[:2]
-        if LOCATOR_DIE_PX[0] > 0 and s.dice:  # the table's dice at one size, whatever the photo's
-            typical = statistics.median(d.size for d in s.dice)
-            scale = LOCATOR_DIE_PX[0] / typical * math.exp(rng.uniform(-0.4, 0.4))
-        else:
-            scale = LOCATOR_SIDE[0] / max(h, w) * math.exp(rng.uniform(-0.4, 0.4))
+        scale = LOCATOR_SIDE[0] / max(h, w) * math.exp(rng.uniform(-0.4, 0.4))
         angle = 90 * int(rng.integers(4)) + rng.uniform(-12, 12)
         if rng.random() < 0.7 and s.dice:
             d = s.dice[int(rng.integers(len(s.dice)))]
@@ -816,13 +811,6 @@ def main() -> int:
         "--wide", type=float, default=0.7, help="share of rendered tables from synth.wide_scene"
     )
     ap.add_argument("--locator-side", type=int, default=P.locator_long_side_px)
-    ap.add_argument(
-        "--locator-die-px",
-        type=float,
-        default=0.0,
-        help="train the locator on every table scaled so its dice are this many px (0: each"
-        " photo scaled to --locator-side, as before); the file then says this size",
-    )
     ap.add_argument("--locator-width", type=int, default=24)
     ap.add_argument("--crop-px", type=int, default=P.crop_px)
     ap.add_argument("--value-width", type=int, default=24)
@@ -869,7 +857,6 @@ def main() -> int:
     )
     args = ap.parse_args()
     LOCATOR_SIDE[0] = args.locator_side
-    LOCATOR_DIE_PX[0] = args.locator_die_px
     CROP_PX[0] = args.crop_px
     TURNED[0] = args.turned
     MARGIN[0] = args.turned_margin
@@ -931,8 +918,7 @@ def main() -> int:
             {0: "n", 2: "h", 3: "w"},
         )
         # the size it learnt dice at, for the reader to scale frames to (bench/locator_scale.py)
-        size = args.locator_die_px or trained_die_px(by_set, share, args.locator_side)
-        stamp(args.out / LOCATOR_FILE, size)
+        stamp(args.out / LOCATOR_FILE, trained_die_px(by_set, share, args.locator_side))
     if args.only != "locator":
         mine(samples, args.out)
         val = ValueNet(args.value_width)
