@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import math
 import statistics
+from collections import deque
 from collections.abc import Sequence
 from dataclasses import dataclass
 
@@ -138,15 +139,16 @@ class DieSizeMemory:
     def __init__(self, *, keep: int = 15, every: int = 10, need: int = 3) -> None:
         if keep < 1 or every < 1 or not 1 <= need <= keep:
             raise ValueError("keep >= need >= 1 and every >= 1 needed")
-        self._keep, self._every, self._need = keep, every, need
-        self._sizes: list[float] = []
+        self._every, self._need = every, need
+        self._sizes: deque[float] = deque(maxlen=keep)
         self._shape: tuple[int, ...] = ()
         self._reads = 0
 
     def die_px(self, frame_shape: tuple[int, ...]) -> float | None:
         """The size to give the next read of a frame of ``frame_shape`` (None: let it measure)."""
         if tuple(frame_shape[:2]) != self._shape:
-            self._shape, self._sizes, self._reads = tuple(frame_shape[:2]), [], 0
+            self._shape, self._reads = tuple(frame_shape[:2]), 0
+            self._sizes.clear()
         self._reads += 1
         if len(self._sizes) < self._need or self._reads % self._every == 0:
             return None
@@ -155,4 +157,4 @@ class DieSizeMemory:
     def learn(self, given: float | None, measured: float | None) -> None:
         """What a read given ``given`` (from :meth:`die_px`) measured as the dice's size."""
         if given is None and measured is not None:
-            self._sizes = [*self._sizes, measured][-self._keep :]
+            self._sizes.append(measured)
