@@ -119,9 +119,26 @@ def test_the_house_asks_about_a_value_it_is_sure_is_wrong_and_leaves_other_dice_
     assert doubted.why is Why.HOUSE_DOUBTS
     assert [v for v, _ in doubted.candidates] == [5, 4]
     assert overrule(given, _guess(list(sure_5.probs), near=False), None, floor=0.9) == given
-    unsure = _guess([0.0, 0.0, 0.0, 0.0, 0.3, 0.7, 0.0])
+    doubting = _guess([0.0, 0.0, 0.0, 0.0, 0.3, 0.7, 0.0])  # short of the floor, 5 over 4
+    assert overrule(given, doubting, None, floor=0.9).why is Why.HOUSE_DOUBTS
+    unsure = _guess([0.0, 0.0, 0.0, 0.0, 0.45, 0.4, 0.15])  # 4 the likelier, or no better
     assert overrule(given, unsure, None, floor=0.9) == given
+    assert overrule(given, _guess([0.0, 0.0, 0.0, 0.0, 0.2, 0.45, 0.35]), None, floor=0.9) == given
+    assert overrule(given, doubting, None, floor=1.0) == given  # at 1.0 the house judges none
     assert overrule(given, None, None, floor=0.9) == given
+
+
+def test_the_house_never_makes_a_pip_of_a_bigger_die_a_one() -> None:
+    from vision.pipcount import PipCount
+
+    part = Verdict(None, ((1, 0.9), (2, 0.05)), Why.PART)
+    sure_1 = _guess([0.0, 0.99, 0.01, 0.0, 0.0, 0.0, 0.0])
+    engulfed = PipCount(None, 1, 80.0, engulfed=True)
+    assert overrule(part, sure_1, engulfed, floor=0.9) == part
+    sure_2 = _guess([0.0, 0.0, 0.99, 0.01, 0.0, 0.0, 0.0])  # it may still say which die it is
+    assert overrule(part, sure_2, engulfed, floor=0.9).value == 2
+    asked = Verdict(None, ((1, 0.9), (2, 0.05)), Why.UNSURE)
+    assert overrule(asked, sure_1, None, floor=0.9).value == 1
 
 
 def test_a_value_network_without_an_embedding_is_refused_by_name() -> None:
@@ -302,13 +319,15 @@ def _sure(best: int, p: float) -> HouseGuess:
 
 
 def test_the_floor_is_the_lowest_that_kept_the_held_back_dice_right() -> None:
-    # 400 held-back dice: every one right at 0.97, and two wrong ones at 0.92 and 0.96
-    guesses = [_sure(3, 0.97)] * 398 + [_sure(4, 0.92), _sure(4, 0.96)]
-    truths = np.full(400, 3)
-    assert fitted_floor(guesses, truths) == 0.98  # 0.95 still gives one wrong: over 0.2 %
-    assert fitted_floor(guesses[:398] + [_sure(4, 0.92)] * 2, truths) == 0.95
-    assert fitted_floor(guesses[:398] + [_sure(4, 0.5)] * 2, truths) == FLOORS[0]
-    assert fitted_floor(guesses[:40], truths[:40]) == FLOORS[-1]  # too few to tell
+    # 500 held-back dice: every one right at 0.97, and wrong ones at 0.92, 0.96 and 0.965
+    guesses = [_sure(3, 0.97)] * 497 + [_sure(4, 0.92), _sure(4, 0.96), _sure(4, 0.965)]
+    truths = np.full(500, 3)
+    assert fitted_floor(guesses, truths) == 0.98  # 0.95 still gives two wrong: over 0.2 %
+    assert fitted_floor(guesses[:497] + [_sure(4, 0.92)] * 3, truths) == 0.95
+    assert fitted_floor(guesses[:497] + [_sure(4, 0.5)] * 3, truths) == FLOORS[0]
+    # none wrong of 400 cannot tell 0.2 % from 0.5 %: too few to fit a floor on
+    assert fitted_floor(guesses[:400], truths[:400]) == FLOORS[-1]
+    assert fitted_floor(guesses[:40], truths[:40]) == FLOORS[-1]
 
 
 def test_a_fixed_house_confidence_overrides_the_fitted_floor() -> None:
