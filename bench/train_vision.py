@@ -136,19 +136,13 @@ from __future__ import annotations
 
 import argparse
 import functools
-import math
-import statistics
 import sys
 import time
-from collections.abc import Callable, Sequence
-from dataclasses import dataclass, field
 from pathlib import Path
 
 import cv2
 import numpy as np
 import torch
-import torch.nn.functional as F  # noqa: N812
-from torch import nn
 
 REPO = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(REPO))
@@ -156,632 +150,56 @@ sys.path.insert(0, str(REPO / "bench"))
 
 from bench_vision import (  # noqa: E402
     DATASETS,
-    LabelledImage,
     default_datasets_dir,
     fold_of,
     load_dataset,
     parse_fold,
 )
 from locator_scale import stamp, trained_die_px  # noqa: E402
-
-from vision import synth  # noqa: E402
-from vision.classify import cut_die, die_patch  # noqa: E402
-from vision.locate import locate  # noqa: E402
-from vision.nets import (  # noqa: E402
-    LOCATOR_FILE,
-    LOCATOR_STRIDE,
-    NOT_A_DIE,
-    PIXEL_MEAN,
-    PIXEL_SCALE,
-    SIZE_UNIT_PX,
-    VALUE_FILE,
+from training.augment import colour_jitter, drawn_patch, marble, to_tensor  # noqa: E402
+from training.batches import (  # noqa: E402
+    fit,
+    locator_batch,
+    locator_loss,
+    value_batch,
+    value_loss,
+    value_patches,
 )
-from vision.params import DetectorParams  # noqa: E402
-
-P = DetectorParams()
-LOCATOR_SIDE = [P.locator_long_side_px]  # --locator-side (a list so main() can set it)
-CROP_PX = [P.crop_px]  # --crop-px
-TURNED = [P.turned_patches]  # --turned / --no-turned
-MARGIN = [P.turned_margin]  # --turned-margin
-MINE_RADIUS = [0.25]  # --mine-radius
-OFF_CENTRE = [0.0]  # --off-centre
-MARBLED = [0.0]  # --marbled
-GHOSTS = [0.0]  # --ghost-pips
-CROP = 128  # locator training crops, locator-input px (multiple of 8)
-PIP_BOX_TO_DIE = 0.75
-
-
-# ----------------------------------------------------------------------------- data
-
-
-@dataclass
-class Die:
-    cx: float
-    cy: float
-    size: float  # axis-aligned die extent, frame px
-    value: int
-
-
-@dataclass
-class Sample:
-    name: str
-    image: np.ndarray
-    dice: list[Die]
-    located: list[Die] = field(default_factory=list)  # locator hits on a die (its value)
-    false_hits: list[Die] = field(default_factory=list)  # locator hits on no die (value 0)
-
-
-def mine(samples: list[Sample], models_dir: Path) -> None:
-    """Run the trained locator exactly as the reader does and keep its hits: those on a labelled
-    die teach the value network the crops it will really get, the rest (ruler holes, dice-like
-    blobs) are its hard "not a die" examples."""
-    net = cv2.dnn.readNetFromONNX(str(models_dir / LOCATOR_FILE))
-    hits = misses = 0
-    for s in samples:
-        found = locate(s.image, net, long_side_px=LOCATOR_SIDE[0], threshold=0.1)
-        for c in found:
-            near = min(
-                s.dice,
-                key=lambda d: math.hypot(c.center_xy[0] - d.cx, c.center_xy[1] - d.cy),
-                default=None,
-            )
-            dist = (
-                math.inf
-                if near is None
-                else math.hypot(c.center_xy[0] - near.cx, c.center_xy[1] - near.cy)
-            )
-            if near is not None and dist < MINE_RADIUS[0] * near.size:
-                if near.value < 1:  # a die whose face is not a label (see synth_samples)
-                    continue
-                s.located.append(Die(*c.center_xy, c.size_px, near.value))
-                hits += 1
-            elif near is None or dist > 0.5 * near.size:
-                s.false_hits.append(Die(*c.center_xy, c.size_px, NOT_A_DIE))
-                misses += 1
-    print(f"mined {hits} located dice and {misses} false hits", flush=True)
-
-
-def to_samples(images: list[LabelledImage]) -> list[Sample]:
-    out = []
-    for im in images:
-        frame = cv2.imread(str(im.path), cv2.IMREAD_COLOR)
-        if frame is None:
-            raise SystemExit(f"cannot read {im.path}")
-        sides = [max(d.bbox[2], d.bbox[3]) for d in im.dice]
-        if im.dataset == "matteop65_d6":
-            big = [s for s, d in zip(sides, im.dice, strict=True) if d.value >= 2]
-            die = statistics.median(big) / PIP_BOX_TO_DIE if big else max(60.0, *sides)
-            sides = [die] * len(sides)
-        # what the photo shows: a label that plainly contradicts its photo would teach the
-        # network to misread that die wherever else it appears (bench_vision.DISPUTED_LABELS)
-        shown = [d.shown(im.dataset, im.name) for d in im.dice]
-        dice = [Die(*d.center, s, v) for d, s, v in zip(im.dice, sides, shown, strict=True)]
-        out.append(Sample(im.name, frame, dice))
-    return out
-
-
-def synth_samples(
-    n: int, rng: np.random.Generator, see_through: float = 0.0, wide: float = 0.0
-) -> list[Sample]:
-    """``n`` rendered tables (``vision.synth``: every body/pip colour pair of its styles, flat,
-    leaning, stacked and off-pad dice, blur, noise, JPEG, glare) with exact truth. A die's size
-    is its top face's axis-aligned extent, as the photos' boxes measure it; dice tilted 20
-    degrees or more, or mostly hidden, train the locator but carry no value label (value 0 is
-    never used for them: -1 marks "a die, face not a label"). A ``see_through`` share of the
-    tables also draws from ``synth.TRANSLUCENT_STYLES`` (resin dice whose far pips show); a
-    ``wide`` share are ``synth.wide_scene`` tables instead (domain randomisation: any die look,
-    surface, distractor, lamp and camera tilt), whose dice under 16 px carry no value label."""
-    out = []
-    resin = list(synth.STYLES.values()) + list(synth.TRANSLUCENT_STYLES.values())
-    for i in range(n):
-        # drawn only when asked for, so the default stream stays the shipped models' one
-        styles = resin if see_through > 0 and rng.random() < see_through else None
-        size = (640, 480) if rng.random() < 0.6 else (640, 640)
-        if wide > 0 and rng.random() < wide:
-            out.append(_wide_sample(f"wide-{i}", rng, size))
-            continue
-        scene = synth.random_scene(
-            rng,
-            n_dice=int(rng.integers(1, 11)),
-            size=size,
-            cocked=0.1,
-            stacked=0.05,
-            off_pad=0.1,
-            degrade=bool(rng.random() < 0.6),
-            styles=styles,
-        )
-        shot = synth.render(scene, size=size, rng=rng)
-        out.append(Sample(f"synth-{i}", shot.image, _labelled(shot.truth.dice, min_px=0.0)))
-    return out
-
-
-def _wide_sample(name: str, rng: np.random.Generator, size: tuple[int, int]) -> Sample:
-    """One ``synth.wide_scene`` table as a training sample (labels as in ``synth_samples``)."""
-    shot = synth.render_wide(synth.wide_scene(rng, size=size), size=size, rng=rng)
-    return Sample(name, shot.image, _labelled(shot.truth.dice, min_px=16.0))
-
-
-def _labelled(truth: Sequence[synth.DieTruth], *, min_px: float) -> list[Die]:
-    """The dice of a render that teach the locator (half visible or more), each sized by its
-    top face's axis-aligned extent; a value label only on dice flat (under 20 degrees), all
-    but fully visible and ``min_px`` or more a side (-1: "a die, face not a label")."""
-    dice = []
-    for d in truth:
-        if d.visible < 0.5:
-            continue
-        xs = [c[0] for c in d.corners_xy]
-        ys = [c[1] for c in d.corners_xy]
-        extent = max(max(xs) - min(xs), max(ys) - min(ys))
-        sure = d.tilt_deg < 20 and d.visible >= 0.9 and d.size_px >= min_px
-        dice.append(Die(d.center_xy[0], d.center_xy[1], extent, d.value if sure else -1))
-    return dice
-
-
-# ----------------------------------------------------------------------------- augmentation
-
-
-def colour_jitter(
-    img: np.ndarray, rng: np.random.Generator, *, invert: float, mild: bool = False
-) -> np.ndarray:
-    """Photometric augmentation of a BGR uint8 image; ``mild`` for die patches, whose 4-6 px
-    pips a strong blur or a coarse JPEG would erase (the value would no longer be the label)."""
-    out = img
-    if rng.random() < 0.6:  # hue rotation and saturation
-        hsv = cv2.cvtColor(out, cv2.COLOR_BGR2HSV).astype(np.int16)
-        hsv[..., 0] = (hsv[..., 0] + int(rng.integers(0, 180))) % 180
-        hsv[..., 1] = np.clip(hsv[..., 1] * rng.uniform(0.5, 1.4), 0, 255)
-        out = cv2.cvtColor(hsv.astype(np.uint8), cv2.COLOR_HSV2BGR)
-    f: np.ndarray = out.astype(np.float32)
-    if rng.random() < 0.3:  # per-channel gain (white balance)
-        f *= rng.uniform(0.8, 1.2, size=3).astype(np.float32)
-    f = (f - 128) * rng.uniform(0.6, 1.3) + 128 + rng.uniform(-45, 45)
-    f = np.clip(f, 0, 255)
-    if rng.random() < 0.3:
-        f = 255 * (f / 255) ** rng.uniform(0.6, 1.6)
-    if rng.random() < 0.1:
-        f[...] = f.mean(axis=2, keepdims=True)
-    if rng.random() < invert:
-        f = 255 - f
-    if rng.random() < 0.3:
-        f += rng.normal(0, rng.uniform(1, 5 if mild else 10), f.shape).astype(np.float32)
-    out = np.clip(f, 0, 255).astype(np.uint8)
-    r = rng.random()
-    if r < (0.15 if mild else 0.25):
-        out = cv2.GaussianBlur(out, (0, 0), rng.uniform(0.3, 0.8 if mild else 1.3))
-    elif r < (0.25 if mild else 0.4):
-        k = 3 if mild else int(rng.integers(3, 8))
-        kernel: np.ndarray = np.zeros((k, k), np.float32)
-        kernel[k // 2, :] = 1 / k
-        m = cv2.getRotationMatrix2D((k / 2 - 0.5, k / 2 - 0.5), rng.uniform(0, 180), 1)
-        kernel = cv2.warpAffine(kernel, m, (k, k))
-        out = cv2.filter2D(out, -1, kernel / max(kernel.sum(), 1e-6))
-    if rng.random() < (0.25 if mild else 0.35):
-        q = int(rng.integers(50 if mild else 25, 95))
-        decoded = cv2.imdecode(cv2.imencode(".jpg", out, [cv2.IMWRITE_JPEG_QUALITY, q])[1], 1)
-        if decoded is None:
-            raise RuntimeError("JPEG round trip of an augmented image failed")
-        out = decoded
-    return out
-
-
-def to_tensor(imgs: list[np.ndarray]) -> torch.Tensor:
-    a = np.stack(imgs).astype(np.float32)
-    a = (a - PIXEL_MEAN) * PIXEL_SCALE
-    return torch.from_numpy(a.transpose(0, 3, 1, 2).copy())
-
-
-# ----------------------------------------------------------------------------- networks
-
-
-def cbr(i: int, o: int, stride: int = 1, dil: int = 1) -> nn.Sequential:
-    return nn.Sequential(
-        nn.Conv2d(i, o, 3, stride, dil, dilation=dil, bias=False),
-        nn.BatchNorm2d(o),
-        nn.ReLU(inplace=True),
-    )
-
-
-class Locator(nn.Module):
-    """Stride-4 die-centre heat map, offset and size; dilated context at stride 8."""
-
-    def __init__(self, width: int = 24) -> None:
-        super().__init__()
-        self.c1, self.c2 = cbr(3, 12, 2), cbr(12, 24, 2)
-        self.deep = nn.Sequential(cbr(24, 32, 2), cbr(32, 32, 1, 2), cbr(32, 32, 1, 4))
-        self.up = nn.Upsample(scale_factor=2, mode="nearest")
-        self.mix = nn.Sequential(
-            nn.Conv2d(56, width, 1, bias=False),
-            nn.BatchNorm2d(width),
-            nn.ReLU(inplace=True),
-            cbr(width, width),
-        )
-        self.head = nn.Conv2d(width, 4, 1)
-        nn.init.constant_(self.head.bias, 0.0)
-        with torch.no_grad():
-            self.head.bias[0] = -4.0
-
-    def forward(self, x: torch.Tensor) -> torch.Tensor:
-        a = self.c2(self.c1(x))
-        b = self.deep(a)
-        y = self.head(self.mix(torch.cat([a, self.up(b)], 1)))
-        # offsets squashed into the cell, size and logit raw
-        return torch.cat([y[:, :1], torch.sigmoid(y[:, 1:3]), y[:, 3:]], 1)
-
-
-class ValueNet(nn.Module):
-    """crop_px x crop_px patch -> not-a-die / 1..6; ``width`` scales every layer."""
-
-    def __init__(self, width: int = 16) -> None:
-        super().__init__()
-        a, b, c = width, 2 * width, 4 * width
-        self.f = nn.Sequential(
-            cbr(3, a),
-            nn.MaxPool2d(2),
-            cbr(a, b),
-            nn.MaxPool2d(2),
-            cbr(b, c),
-            nn.MaxPool2d(2),
-            cbr(c, c),
-            nn.AdaptiveAvgPool2d(1),
-            nn.Flatten(),
-            nn.Dropout(0.1),
-            nn.Linear(c, 7),
-        )
-
-    def forward(self, x: torch.Tensor) -> torch.Tensor:
-        y: torch.Tensor = self.f(x)
-        return y
-
-
-class WithEmbedding(nn.Module):
-    """The value network as shipped: its logits ``y`` and the features its last layer reads
-    (``embedding``, after the global pooling): the house model (``vision.house``) fits a head
-    of its own on them on the Pi, with NumPy, where no training framework runs."""
-
-    def __init__(self, net: ValueNet) -> None:
-        super().__init__()
-        self.net = net
-
-    def forward(self, x: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor]:
-        layers = list(self.net.f)
-        e: torch.Tensor = nn.Sequential(*layers[:-2])(x)  # up to the flattened pooling
-        y: torch.Tensor = layers[-1](e)  # the dropout between is the identity when exported
-        return y, e
-
-
-# ----------------------------------------------------------------------------- locator data
-
-
-def locator_batch(
-    samples: list[Sample], n: int, rng: np.random.Generator
-) -> tuple[torch.Tensor, torch.Tensor, torch.Tensor, torch.Tensor]:
-    out_px = CROP // LOCATOR_STRIDE
-    imgs, heats, regs, masks = [], [], [], []
-    for _ in range(n):
-        s = samples[int(rng.integers(len(samples)))]
-        h, w = s.image.shape[:2]
-        scale = LOCATOR_SIDE[0] / max(h, w) * math.exp(rng.uniform(-0.4, 0.4))
-        angle = 90 * int(rng.integers(4)) + rng.uniform(-12, 12)
-        if rng.random() < 0.7 and s.dice:
-            d = s.dice[int(rng.integers(len(s.dice)))]
-            fx, fy = d.cx + rng.normal(0, 40), d.cy + rng.normal(0, 40)
-        else:
-            fx, fy = rng.uniform(0, w), rng.uniform(0, h)
-        m = cv2.getRotationMatrix2D((fx, fy), angle, scale)
-        m[0, 2] += CROP / 2 - fx
-        m[1, 2] += CROP / 2 - fy
-        if rng.random() < 0.5:  # mirror
-            m[0] = -m[0]
-            m[0, 2] += CROP
-        crop = cv2.warpAffine(
-            s.image, m, (CROP, CROP), flags=cv2.INTER_AREA, borderMode=cv2.BORDER_CONSTANT
-        )
-        imgs.append(colour_jitter(crop, rng, invert=0.1))
-        heat = np.zeros((out_px, out_px), np.float32)
-        reg = np.zeros((3, out_px, out_px), np.float32)
-        mask = np.zeros((out_px, out_px), np.float32)
-        yy, xx = np.mgrid[0:out_px, 0:out_px].astype(np.float32) + 0.5
-        for d in s.dice:
-            px, py = m @ np.array([d.cx, d.cy, 1.0])
-            u, v = px / LOCATOR_STRIDE, py / LOCATOR_STRIDE
-            size = d.size * scale
-            if not (0 <= u < out_px and 0 <= v < out_px):
-                continue
-            sigma = max(0.6, size / LOCATOR_STRIDE / 6)
-            heat = np.maximum(heat, np.exp(-((xx - u) ** 2 + (yy - v) ** 2) / (2 * sigma**2)))
-            iu, iv = int(u), int(v)
-            heat[iv, iu] = 1.0
-            reg[:, iv, iu] = (u - iu, v - iv, math.log(size / SIZE_UNIT_PX))
-            mask[iv, iu] = 1.0
-        heats.append(heat)
-        regs.append(reg)
-        masks.append(mask)
-    return (
-        to_tensor(imgs),
-        torch.from_numpy(np.stack(heats)),
-        torch.from_numpy(np.stack(regs)),
-        torch.from_numpy(np.stack(masks)),
-    )
-
-
-def locator_loss(
-    y: torch.Tensor, heat: torch.Tensor, reg: torch.Tensor, mask: torch.Tensor
-) -> torch.Tensor:
-    p = torch.sigmoid(y[:, 0]).clamp(1e-4, 1 - 1e-4)
-    pos = (heat >= 1.0).float()
-    pos_loss = -torch.log(p) * (1 - p) ** 2 * pos
-    neg_loss = -torch.log(1 - p) * p**2 * (1 - heat) ** 4 * (1 - pos)
-    npos = pos.sum().clamp(min=1)
-    focal = (pos_loss.sum() + neg_loss.sum()) / npos
-    l1 = (torch.abs(y[:, 1:] - reg) * mask[:, None]).sum() / npos
-    return focal + l1
-
-
-# ----------------------------------------------------------------------------- value data
-
-
-PIPS = {
-    1: [(0, 0)],
-    2: [(-1, -1), (1, 1)],
-    3: [(-1, -1), (0, 0), (1, 1)],
-    4: [(-1, -1), (1, -1), (-1, 1), (1, 1)],
-    5: [(-1, -1), (1, -1), (0, 0), (-1, 1), (1, 1)],
-    6: [(-1, -1), (1, -1), (-1, 0), (1, 0), (-1, 1), (1, 1)],
-}
-
-
-def marble(
-    px: int, base: tuple[int, int, int], vein: tuple[int, int, int], rng: np.random.Generator
-) -> np.ndarray:
-    """A ``px`` square of marbled resin: bands of ``vein`` bent by smooth noise through ``base``
-    (a turbulence-warped sine, the classic procedural marble)."""
-    noise = cv2.resize(
-        rng.normal(size=(5, 5)).astype(np.float32), (px, px), interpolation=cv2.INTER_CUBIC
-    )
-    yy, xx = np.mgrid[0:px, 0:px].astype(np.float32) / px
-    a = rng.uniform(0, math.pi)
-    bands = np.sin(
-        2 * math.pi * rng.uniform(1.5, 4) * (xx * math.cos(a) + yy * math.sin(a))
-        + rng.uniform(1.5, 4) * noise
-    )
-    weight = np.clip((bands - rng.uniform(0.5, 0.85)) * rng.uniform(4, 10), 0, 1)[..., None]
-    out: np.ndarray = (
-        np.asarray(base, np.float32) * (1 - weight) + np.asarray(vein, np.float32) * weight
-    )
-    return out
-
-
-def drawn_patch(value: int, rng: np.random.Generator) -> np.ndarray:
-    """A synthetic die patch: random body, pip and table colours, turn, size and a shaded side
-    face, so the value network also learns pip layouts on colour pairs the photos lack."""
-    k, out = 4, CROP_PX[0]
-    big = out * k
-
-    def colour() -> tuple[int, int, int]:
-        hsv = np.array(
-            [[[rng.integers(0, 180), rng.integers(0, 256), rng.integers(20, 256)]]], np.uint8
-        )
-        blue, green, red = (int(v) for v in cv2.cvtColor(hsv, cv2.COLOR_HSV2BGR)[0, 0])
-        return (blue, green, red)
-
-    # a marbled resin body: veins through a base colour, pips as little brighter than the base
-    # as the dark dice with dark red pips the photos' misreads are (no draw at 0: older streams)
-    marbled = MARBLED[0] > 0 and rng.random() < MARBLED[0]
-    body = colour()
-    pip = colour()
-    swirl = colour() if MARBLED[0] > 0 else body  # no draw at 0: older streams
-    vein = (
-        int(0.4 * body[0] + 0.6 * swirl[0]),
-        int(0.4 * body[1] + 0.6 * swirl[1]),
-        int(0.4 * body[2] + 0.6 * swirl[2]),
-    )
-    while abs(sum(pip) - sum(body)) < (120 if marbled else 150) or (
-        marbled and abs(sum(pip) - sum(vein)) < 90
-    ):
-        pip = colour()
-    img = np.empty((big, big, 3), np.uint8)
-    img[...] = colour()
-    if TURNED[0]:  # as cut_die shows a die: squared up (to a few degrees), filling the patch
-        side = big / MARGIN[0] * rng.uniform(0.72, 0.98)
-        a = math.radians(90 * int(rng.integers(4)) + rng.normal(0, 3))
-    else:
-        side = big / P.crop_scale * rng.uniform(0.6, 0.85)
-        a = math.radians(rng.uniform(0, 360))
-    c, si = math.cos(a), math.sin(a)
-    cx = cy = big / 2 + rng.normal(0, 0.03 * big)
-
-    def at(dx: float, dy: float) -> tuple[int, int]:
-        return (round(cx + dx * c - dy * si), round(cy + dx * si + dy * c))
-
-    half, r = side / 2, side * rng.uniform(0.05, 0.18)
-    if rng.random() < 0.5:  # a side face seen in perspective, darker than the top
-        shift = side * rng.uniform(0.1, 0.3)
-        quad = [at(-half, -half), at(half, -half), at(half, half + shift), at(-half, half + shift)]
-        dark = tuple(int(v * rng.uniform(0.5, 0.8)) for v in body)
-        cv2.fillPoly(img, [np.array(quad, np.int32)], dark, cv2.LINE_AA)
-    outline = []
-    corners = (
-        (half - r, half - r),
-        (-(half - r), half - r),
-        (-(half - r), -(half - r)),
-        (half - r, -(half - r)),
-    )
-    for q, (ox, oy) in enumerate(corners):
-        for t in range(0, 91, 15):
-            ang = math.radians(90 * q + t)
-            outline.append(at(ox + r * math.cos(ang), oy + r * math.sin(ang)))
-    if marbled:
-        mask = np.zeros((big, big), np.uint8)
-        cv2.fillPoly(mask, [np.array(outline, np.int32)], 255, cv2.LINE_AA)
-        alpha = (mask.astype(np.float32) / 255)[..., None]
-        under = img.astype(np.float32) * (1 - alpha)
-        img[...] = (under + marble(big, body, vein, rng) * alpha).astype(np.uint8)
-    else:
-        cv2.fillPoly(img, [np.array(outline, np.int32)], body, cv2.LINE_AA)
-    spacing, radius = rng.uniform(0.24, 0.3), rng.uniform(0.065, 0.1)
-    if GHOSTS[0] > 0 and rng.random() < GHOSTS[0]:
-        # a translucent body: the bottom face's pips (7 - value) show through, dimmer, blurred
-        # and a little off (parallax), as on the smoky dice the photos' misreads are
-        ghost = np.zeros((big, big), np.float32)
-        dx, dy = rng.normal(0, 0.05 * side, 2)
-        scale = rng.uniform(0.8, 1.0)
-        quarter = int(rng.integers(2))
-        for px, py in PIPS[7 - value]:
-            gx, gy = (py, -px) if quarter else (px, py)
-            centre = at(gx * spacing * side * scale + dx, gy * spacing * side * scale + dy)
-            cv2.circle(ghost, centre, round(radius * side * scale), 1.0, -1, cv2.LINE_AA)
-        soft = cv2.GaussianBlur(ghost, (0, 0), radius * side * rng.uniform(0.2, 0.6))
-        inside = np.zeros((big, big), np.uint8)
-        cv2.fillPoly(inside, [np.array(outline, np.int32)], 255)
-        weight = (soft * (inside > 0) * rng.uniform(0.2, 0.6))[..., None]
-        img[...] = (img * (1 - weight) + np.asarray(pip, np.float32) * weight).astype(np.uint8)
-    for px, py in PIPS[value]:
-        cv2.circle(
-            img,
-            at(px * spacing * side, py * spacing * side),
-            round(radius * side),
-            pip,
-            -1,
-            cv2.LINE_AA,
-        )
-    return np.ascontiguousarray(cv2.resize(img, (out, out), interpolation=cv2.INTER_AREA))
-
-
-def value_batch(
-    samples: list[Sample], n: int, rng: np.random.Generator
-) -> tuple[torch.Tensor, torch.Tensor]:
-    """:func:`value_patches` as the network's input and labels."""
-    imgs, labels = value_patches(samples, n, rng)
-    return to_tensor(imgs), torch.tensor(labels)
-
-
-def value_patches(
-    samples: list[Sample], n: int, rng: np.random.Generator
-) -> tuple[list[np.ndarray], list[int]]:
-    """Patches as the reader cuts them (uint8 BGR) and their labels: 75 % dice (a third of
-    them where the locator put them), 25 % not dice (locator false hits, near misses beside a
-    die, anywhere)."""
-    imgs: list[np.ndarray] = []
-    labels: list[int] = []
-    while len(imgs) < n:
-        if rng.random() < 0.15:
-            value = int(rng.integers(1, 7))
-            imgs.append(colour_jitter(drawn_patch(value, rng), rng, invert=0.0, mild=True))
-            labels.append(value)
-            continue
-        s = samples[int(rng.integers(len(samples)))]
-        if not s.dice:
-            continue
-        d = s.dice[int(rng.integers(len(s.dice)))]
-        r = rng.random()
-        if d.value < 1 and r < 0.75:  # no value label (a steep or hidden synthetic die)
-            continue
-        if r < 0.25 and s.located:
-            d = s.located[int(rng.integers(len(s.located)))]
-        if r < 0.75:
-            jitter = 0.03 if r < 0.25 else 0.06
-            if OFF_CENTRE[0] > 0 and rng.random() < OFF_CENTRE[0]:  # no draw at 0 (older streams)
-                jitter = 0.15  # as far off as the locator strays on a die with big side faces
-            cx = d.cx + rng.normal(0, jitter * d.size)
-            cy = d.cy + rng.normal(0, jitter * d.size)
-            label = d.value
-        else:
-            h, w = s.image.shape[:2]
-            if r < 0.85 and s.false_hits:
-                d = s.false_hits[int(rng.integers(len(s.false_hits)))]
-                cx = d.cx + rng.normal(0, 0.05 * d.size)
-                cy = d.cy + rng.normal(0, 0.05 * d.size)
-            elif r < 0.93:  # near miss: beside a die
-                a = rng.uniform(0, 2 * math.pi)
-                dist = rng.uniform(0.55, 1.1) * d.size
-                cx, cy = d.cx + dist * math.cos(a), d.cy + dist * math.sin(a)
-            else:  # anywhere
-                cx, cy = rng.uniform(0, w), rng.uniform(0, h)
-            near = min(math.hypot(cx - e.cx, cy - e.cy) / e.size for e in s.dice)
-            if near < 0.5:
-                continue
-            label = NOT_A_DIE
-        size = d.size * math.exp(rng.uniform(-0.15, 0.15))
-        if TURNED[0]:  # exactly the reader's cut, then any quarter turn
-            cut = cut_die(
-                s.image,
-                (cx, cy),
-                size * P.crop_scale,
-                CROP_PX[0],
-                turned=True,
-                margin=MARGIN[0],
-            )
-            patch = np.rot90(cut.view, int(rng.integers(4)))
-        else:
-            patch = die_patch(
-                s.image, (cx, cy), size * P.crop_scale, CROP_PX[0], angle_deg=rng.uniform(0, 360)
-            )
-        if rng.random() < 0.5:
-            patch = patch[:, ::-1]
-        imgs.append(colour_jitter(np.ascontiguousarray(patch), rng, invert=0.15, mild=True))
-        labels.append(label)
-    return imgs, labels
-
-
-# ----------------------------------------------------------------------------- training
-
-
-def value_loss(y: torch.Tensor, t: torch.Tensor, *, hard: float) -> torch.Tensor:
-    """Cross-entropy; with ``hard`` > 0 the hardest half of the batch counts extra, so rare
-    dice (dark translucent bodies, dim pips) are not averaged away by the many easy ones."""
-    each = F.cross_entropy(y, t, label_smoothing=0.05, reduction="none")
-    if hard <= 0:
-        return each.mean()
-    top = each.topk(max(1, len(each) // 2)).values.mean()
-    return (1 - hard) * each.mean() + hard * top
-
-
-def fit(
-    model: nn.Module,
-    batches: Callable[[], tuple[torch.Tensor, ...]],
-    steps: int,
-    lr: float,
-    loss_fn: Callable[..., torch.Tensor],
-    log: str,
-) -> None:
-    opt = torch.optim.AdamW(model.parameters(), lr=lr, weight_decay=1e-4)
-    sched = torch.optim.lr_scheduler.OneCycleLR(opt, max_lr=lr, total_steps=steps, pct_start=0.15)
-    model.train()
-    t0, running = time.time(), 0.0
-    for step in range(steps):
-        (*inputs,) = batches()
-        loss = loss_fn(model(inputs[0]), *inputs[1:])
-        opt.zero_grad()
-        loss.backward()
-        opt.step()
-        sched.step()
-        running = 0.98 * running + 0.02 * loss.item() if step else loss.item()
-        if step % 200 == 0 or step == steps - 1:
-            print(
-                f"{log} step {step}/{steps} loss {running:.4f} {time.time() - t0:.0f}s", flush=True
-            )
-    model.eval()
-
-
-def export(
-    model: nn.Module,
-    shape: tuple[int, ...],
-    path: Path,
-    dynamic: dict[int, str],
-    outputs: Sequence[str] = ("y",),
-) -> None:
-    path.parent.mkdir(parents=True, exist_ok=True)
-    model.eval()
-    torch.onnx.export(
-        model,
-        torch.zeros(shape),
-        str(path),
-        opset_version=13,
-        dynamo=False,
-        input_names=["x"],
-        output_names=list(outputs),
-        dynamic_axes={"x": dynamic, **{o: {0: "n"} if o != "y" else dynamic for o in outputs}},
-    )
+from training.config import (  # noqa: E402
+    CROP_PX,
+    GHOSTS,
+    LOCATOR_SIDE,
+    MARBLED,
+    MARGIN,
+    MINE_RADIUS,
+    OFF_CENTRE,
+    TURNED,
+    P,
+)
+from training.nets import Locator, ValueNet, WithEmbedding, export  # noqa: E402
+from training.samples import Die, Sample, mine, synth_samples, to_samples  # noqa: E402
+
+from vision.nets import LOCATOR_FILE, VALUE_FILE  # noqa: E402
+
+__all__ = [  # what train_lite0.py, distil_value.py and locator_scale.py use of it
+    "CROP_PX",
+    "Die",
+    "Sample",
+    "ValueNet",
+    "WithEmbedding",
+    "colour_jitter",
+    "drawn_patch",
+    "export",
+    "fit",
+    "marble",
+    "mine",
+    "synth_samples",
+    "to_samples",
+    "to_tensor",
+    "value_batch",
+    "value_loss",
+    "value_patches",
+]
 
 
 def main() -> int:
