@@ -7,14 +7,7 @@ import math
 import cv2
 import numpy as np
 
-PIPS = {
-    1: [(0, 0)],
-    2: [(-1, -1), (1, 1)],
-    3: [(-1, -1), (0, 0), (1, 1)],
-    4: [(-1, -1), (1, -1), (-1, 1), (1, 1)],
-    5: [(-1, -1), (1, -1), (0, 0), (-1, 1), (1, 1)],
-    6: [(-1, -1), (1, -1), (-1, 0), (1, 0), (-1, 1), (1, 1)],
-}
+from vision.synth.geometry import PIP_LAYOUTS
 
 
 def draw_die(
@@ -55,7 +48,7 @@ def draw_die(
     cv2.fillPoly(big, [np.array(outline, np.int32)], body, cv2.LINE_AA)
     shade = tuple(int(v * 0.8) for v in body)
     cv2.polylines(big, [np.array(outline, np.int32)], True, shade, max(1, s), cv2.LINE_AA)
-    for px, py in PIPS[value]:
+    for px, py in PIP_LAYOUTS[value]:
         cv2.circle(
             big,
             at(px * 0.27 * side, py * 0.27 * side),

@@ -11,6 +11,7 @@ import torch
 
 from training.config import CROP_PX, GHOSTS, MARBLED, MARGIN, TURNED, P
 from vision.nets import PIXEL_MEAN, PIXEL_SCALE
+from vision.synth.geometry import PIP_LAYOUTS
 
 
 def colour_jitter(
@@ -61,16 +62,6 @@ def to_tensor(imgs: list[np.ndarray]) -> torch.Tensor:
     a = np.stack(imgs).astype(np.float32)
     a = (a - PIXEL_MEAN) * PIXEL_SCALE
     return torch.from_numpy(a.transpose(0, 3, 1, 2).copy())
-
-
-PIPS = {
-    1: [(0, 0)],
-    2: [(-1, -1), (1, 1)],
-    3: [(-1, -1), (0, 0), (1, 1)],
-    4: [(-1, -1), (1, -1), (-1, 1), (1, 1)],
-    5: [(-1, -1), (1, -1), (0, 0), (-1, 1), (1, 1)],
-    6: [(-1, -1), (1, -1), (-1, 0), (1, 0), (-1, 1), (1, 1)],
-}
 
 
 def marble(
@@ -169,7 +160,7 @@ def drawn_patch(value: int, rng: np.random.Generator) -> np.ndarray:
         dx, dy = rng.normal(0, 0.05 * side, 2)
         scale = rng.uniform(0.8, 1.0)
         quarter = int(rng.integers(2))
-        for px, py in PIPS[7 - value]:
+        for px, py in PIP_LAYOUTS[7 - value]:
             gx, gy = (py, -px) if quarter else (px, py)
             centre = at(gx * spacing * side * scale + dx, gy * spacing * side * scale + dy)
             cv2.circle(ghost, centre, round(radius * side * scale), 1.0, -1, cv2.LINE_AA)
@@ -178,7 +169,7 @@ def drawn_patch(value: int, rng: np.random.Generator) -> np.ndarray:
         cv2.fillPoly(inside, [np.array(outline, np.int32)], 255)
         weight = (soft * (inside > 0) * rng.uniform(0.2, 0.6))[..., None]
         img[...] = (img * (1 - weight) + np.asarray(pip, np.float32) * weight).astype(np.uint8)
-    for px, py in PIPS[value]:
+    for px, py in PIP_LAYOUTS[value]:
         cv2.circle(
             img,
             at(px * spacing * side, py * spacing * side),

@@ -27,13 +27,18 @@ _FACES: tuple[tuple[int, tuple[int, int, int], tuple[int, int, int], tuple[int, 
 _NORMAL = {v: np.array(n, float) for v, n, _, _ in _FACES}
 
 _D = 0.52  # pip offset from the face centre, in half-sides
-_PIPS: dict[int, tuple[tuple[float, float], ...]] = {
+PIP_LAYOUTS: dict[int, tuple[tuple[int, int], ...]] = {
     1: ((0, 0),),
-    2: ((-_D, -_D), (_D, _D)),
-    3: ((-_D, -_D), (0, 0), (_D, _D)),
-    4: ((-_D, -_D), (_D, -_D), (-_D, _D), (_D, _D)),
-    5: ((-_D, -_D), (_D, -_D), (0, 0), (-_D, _D), (_D, _D)),
-    6: ((-_D, -_D), (-_D, 0), (-_D, _D), (_D, -_D), (_D, 0), (_D, _D)),
+    2: ((-1, -1), (1, 1)),
+    3: ((-1, -1), (0, 0), (1, 1)),
+    4: ((-1, -1), (1, -1), (-1, 1), (1, 1)),
+    5: ((-1, -1), (1, -1), (0, 0), (-1, 1), (1, 1)),
+    6: ((-1, -1), (-1, 0), (-1, 1), (1, -1), (1, 0), (1, 1)),
+}
+"""Each face's pips on a unit grid (-1, 0, 1 each way): the one pip layout every drawing of a
+die uses -- the renders here, the drawn training patches, the tests' drawn dice."""
+_PIPS: dict[int, tuple[tuple[float, float], ...]] = {
+    v: tuple((_D * x, _D * y) for x, y in layout) for v, layout in PIP_LAYOUTS.items()
 }
 _PIP_R = 0.19  # pip radius in half-sides
 _CORNER_R = 0.22  # rounded-corner radius in half-sides
