@@ -262,3 +262,23 @@ def test_the_truth_is_what_was_drawn(value: int, tilt: float) -> None:
     b, g, r = (int(c) for c in s.image[y, x])
     assert abs(b - g) < 20
     assert abs(g - r) < 20
+
+
+def test_a_wide_view_never_sees_past_the_horizon() -> None:
+    """A wide lens at the steepest slant once saw past the horizon: the frame's corner rays
+    met the table 1e8 mm away, the mat sized to the view overflowed OpenCV's fixed point, and
+    the render was garbage (seed 1001's 441st training table)."""
+    from vision.synth.view import _ViewProjector
+    from vision.synth.wide.scene import HORIZON_MARGIN_DEG, MAX_CAMERA_TILT_DEG, _random_view
+
+    w, h = 640, 640
+    steepest = 0.0
+    for seed in range(3000):
+        view = _random_view(np.random.default_rng(seed), 16.0, (w, h), MAX_CAMERA_TILT_DEG)
+        corner = math.degrees(math.atan(math.hypot(w, h) / (2 * view.focal_frac * w)))
+        steepest = max(steepest, view.tilt_deg + corner)
+        ground = _ViewProjector(view, (w, h)).to_plane(
+            np.array([0, w, w, 0]), np.array([0, 0, h, h])
+        )
+        assert np.all(np.abs(ground[:, :2]) < 100 * view.distance_mm), (seed, view)
+    assert 85.0 < steepest <= HORIZON_MARGIN_DEG  # the slant still reaches the margin

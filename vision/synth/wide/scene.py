@@ -146,6 +146,10 @@ def _stack(
     return replace(die, spec=spec)
 
 
+HORIZON_MARGIN_DEG = 89.0
+"""The most a frame corner's ray may be off straight down (degrees): the table fills the frame."""
+
+
 def _random_view(
     rng: np.random.Generator, die_mm: float, size: tuple[int, int], max_tilt: float
 ) -> View:
@@ -153,6 +157,11 @@ def _random_view(
         rng.uniform(0, min(8.0, max_tilt)) if rng.random() < 0.35 else rng.uniform(0, max_tilt)
     )
     focal = float(rng.uniform(0.65, 1.3))
+    # every pixel's ray meets the table short of the horizon: a wide lens at the steepest
+    # slant saw past it (a frame corner 91 degrees off straight down), and the mat sized to
+    # the view came out 1e8 mm across
+    corner = math.degrees(math.atan(math.hypot(*size) / (2 * focal * size[0])))
+    tilt = min(tilt, HORIZON_MARGIN_DEG - corner)
     target_px = math.exp(float(rng.uniform(math.log(17), math.log(100))))
     distance = focal * size[0] * die_mm / target_px
     return View(
