@@ -357,6 +357,9 @@ def test_the_held_back_figure_is_the_workers_and_matches_the_set(tmp_path: Path)
         assert tuple(map(int, found.groups())) == (back.right, back.wrong, back.asked)
         assert f"<b>{back.dice}</b> dice" in page
         assert f"<b>{back.floor:.2f}</b> sure" in page
+        assert back.dice < 500  # a floor is fitted from 500 held-back dice on
+        assert back.floor == 0.99
+        assert "until 500 dice are held back" in page
         # teaching while the page is in use: the figure follows the new set after the fit
         bar.throw()
         bar.teach()

@@ -282,6 +282,7 @@ def test_dicepad_dice_learns_shows_forgets_and_detect_reads_with_the_house(
     assert "learnt in" in out
     assert "per face" in out
     assert "held back" in out
+    assert "0.99 until 500 dice are held back" in out  # a floor is fitted from 500 on
     assert main(["dice", "show", "--json", str(house)]) == 0
     shown = json.loads(capsys.readouterr().out)
     assert shown["examples"] == len(load_set(house)) > 12

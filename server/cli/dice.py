@@ -121,6 +121,7 @@ def _show(args: argparse.Namespace) -> int:
 def _report(folder: Path, *, as_json: bool) -> None:
     from vision.house import house_model, load_set
     from vision.house.learn import held_back
+    from vision.house.model import MIN_HELD_BACK
     from vision.nets import load_nets
     from vision.params import DetectorParams
 
@@ -161,6 +162,11 @@ def _report(folder: Path, *, as_json: bool) -> None:
             f" {100 * back.right / n:.1f} %, wrong {100 * back.wrong / n:.1f} % ({back.wrong}),"
             f" asked {100 * back.asked / n:.1f} % (a value given from {back.floor:.2f} sure)"
         )
+        if floor is None and back.dice < MIN_HELD_BACK:
+            print(
+                f"  (0.99 until {MIN_HELD_BACK} dice are held back: fewer cannot show a wrong"
+                " rate under 0.2 %)"
+            )
 
 
 def _forget(args: argparse.Namespace) -> int:

@@ -88,7 +88,7 @@ def teach() -> BaseResponse | str:
     count = int(n) if n.isascii() and n.isdigit() and len(n) < 6 else "the"
     message = MESSAGES.get(done, "").format(n=count)
     keeping = house is not None and house.keeping  # the worker is fitting: counts to come
-    from vision.house.model import MIN_EXAMPLES, MIN_PER_VALUE
+    from vision.house.model import MIN_EXAMPLES, MIN_HELD_BACK, MIN_PER_VALUE
 
     return render_template(
         "teach.html",
@@ -102,6 +102,7 @@ def teach() -> BaseResponse | str:
         min_examples=MIN_EXAMPLES,
         min_per_value=MIN_PER_VALUE,
         min_held_back=2 * MIN_EXAMPLES,
+        fitted_from=MIN_HELD_BACK,  # held-back dice before the house's floor is fitted
     )
 
 
