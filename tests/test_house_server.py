@@ -14,6 +14,7 @@ import time
 import urllib.error
 import urllib.request
 from collections.abc import Iterator
+from datetime import timedelta
 from pathlib import Path
 from typing import Any
 
@@ -21,7 +22,16 @@ import psycopg
 import pytest
 from flask import Flask
 from flask.testing import FlaskClient
-from house_fill import Event, Rec, add_member, add_table, fill_wall, replace_records, ship
+from house_fill import (
+    Event,
+    Rec,
+    add_member,
+    add_table,
+    fill_wall,
+    now_iso,
+    replace_records,
+    ship,
+)
 from pg_cluster import PgCluster, wait_until
 from psycopg import sql
 
@@ -47,7 +57,13 @@ def db(house_url: str) -> Iterator[psycopg.Connection[Any]]:
     add_table(conn, "bar-pi", "t1", players=[EVIL, "Bob"])
     add_table(conn, "bar-pi", "t2", game="you-blew-it", teams={"Reds": ["Ann"], "Blues": ["Al"]})
     add_table(conn, EVIL, "t1", game="gords", players=["Cy", "Dee"])
-    ship(conn, "bar-pi", "t1", [Event(), Event(snapshot=True)], scores={EVIL: 350, "Bob": 0})
+    # a second before t2's batch: two batches in one millisecond tie on "last" (milliseconds),
+    # and the tie goes by table name, t1 first -- "latest first" then failed now and then
+    a_second_ago = now_iso(timedelta(seconds=-1))
+    ship(
+        conn, "bar-pi", "t1", [Event(), Event(snapshot=True)],
+        scores={EVIL: 350, "Bob": 0}, last=a_second_ago,
+    )  # fmt: skip
     ship(conn, "bar-pi", "t2", [Event(type="end")], over=True, scores={"Reds": 10000, "Blues": 0})
     ship(conn, EVIL, "t1", [Event()], last="2020-01-01T20:00:00.000+00:00")  # long idle
     replace_records(conn, "bar-pi", "t1", [
