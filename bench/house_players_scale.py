@@ -28,7 +28,7 @@ REPO = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(REPO))
 sys.path.insert(0, str(REPO / "tests"))
 
-from pg_cluster import PgCluster  # type: ignore[import-not-found]  # noqa: E402  (tests/)
+from pg_cluster import PgCluster  # noqa: E402  (tests/)
 
 from server.house.app import HouseConfig, create_house_app, house  # noqa: E402
 from server.house.migrate import connect  # noqa: E402

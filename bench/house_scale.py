@@ -33,8 +33,8 @@ sys.path.insert(0, str(REPO / "tests"))
 sys.path.insert(0, str(REPO))
 
 from house_bench_util import Key, Phone, ms, pct, start_house, stop_all  # noqa: E402
-from house_fill import fill_wall  # type: ignore[import-not-found]  # noqa: E402  (tests/)
-from pg_cluster import PgCluster  # type: ignore[import-not-found]  # noqa: E402
+from house_fill import fill_wall  # noqa: E402  (tests/)
+from pg_cluster import PgCluster  # noqa: E402
 
 from server.house.migrate import connect  # noqa: E402
 from server.house.ship import Batch, claim, ship  # noqa: E402

@@ -76,7 +76,7 @@ from house_bench_util import (  # noqa: E402
     start_house,
     stop_all,
 )
-from pg_cluster import PgCluster  # type: ignore[import-not-found]  # noqa: E402  (tests/)
+from pg_cluster import PgCluster  # noqa: E402  (tests/)
 
 GAMES = ("bolo", "you-blew-it")
 #: live-feed slots per table server: nobody watches them here, and each slot is a thread

@@ -26,7 +26,7 @@ REPO = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(REPO))
 sys.path.insert(0, str(REPO / "tests"))
 
-from server_app import make_app  # type: ignore[import-not-found]  # noqa: E402  (tests/)
+from server_app import make_app  # noqa: E402  (tests/)
 
 from scoring import games  # noqa: E402
 from scoring.actions import action_from_json  # noqa: E402

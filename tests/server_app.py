@@ -16,6 +16,7 @@ from typing import Any
 
 from flask import Flask
 from flask.testing import FlaskClient
+from werkzeug.test import TestResponse
 
 from server.app import create_app
 from server.config import Config
@@ -116,4 +117,12 @@ def create_table(client: FlaskClient, body: Any, headers: Mapping[str, str] = AU
     """``POST /api/tables`` that must succeed; the new table's id."""
     r = client.post("/api/tables", json=body, headers=dict(headers))
     assert r.status_code == 201, r.json
-    return str(r.json["table"])  # type: ignore[index]
+    return str(json_of(r)["table"])
+
+
+def json_of(response: TestResponse) -> Any:
+    """A test response's JSON body, which must be there (Flask types ``.json`` as
+    ``Any | None``: None when the body is not JSON)."""
+    body = response.json
+    assert body is not None, (response.status_code, response.data[:300])
+    return body

@@ -155,7 +155,7 @@ def test_the_house_players_pages_fit_a_phone(
     browser: Any, house_url: str, filled: psycopg.Connection[Any], tmp_path: Path
 ) -> None:
     """The players' list and a player's page (figures, chart, latest games) at 390 px."""
-    game = [
+    game: list[dict[str, Any]] = [
         {"type": "roll", "dice": [1, 1, 1, 2, 3]}, {"type": "keep", "dice": [1, 1, 1]},
         {"type": "bank"}, {"type": "roll", "dice": [5, 5, 5, 2, 3]},
         {"type": "keep", "dice": [5, 5, 5]}, {"type": "bank"},

@@ -309,7 +309,7 @@ def test_the_second_view_is_taken_only_where_it_can_make_a_flag() -> None:
     mean = model.predict(x, SYMMETRIES)
     looked = second_look(model, x)
     assert not np.allclose(first, mean, atol=1e-3)  # the views do disagree
-    again = ~np.isclose(looked, first, atol=1e-6).all(axis=1)
+    again: np.ndarray = ~np.all(np.isclose(looked, first, atol=1e-6), axis=1)
     assert 0 < again.sum() < len(x)  # some dice, not all, got a second view
 
     def marks(p: np.ndarray) -> list[frozenset[DieFlag]]:
@@ -338,7 +338,7 @@ def test_the_second_view_is_taken_only_where_it_can_make_a_flag() -> None:
     assert not again[sure].any()  # sure of a tilt: one look
     # knowing which dice touch another, a lone die needs the lone threshold's mean: fewer looks
     told = second_look(model, x, touching=touching)
-    again_told = ~np.isclose(told, first, atol=1e-6).all(axis=1)
+    again_told: np.ndarray = ~np.all(np.isclose(told, first, atol=1e-6), axis=1)
     only_sure_tilts_differ(told, again_told)
     assert not (again_told & ~again).any()
     # (the model is mostly sure of a stack or of none: a touching threshold far below the lone

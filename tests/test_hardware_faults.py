@@ -282,7 +282,8 @@ def test_a_finished_replay_ends_the_frame_stream(tmp_path: Path) -> None:
         assert sup.read(0.1) is None
         sup.reconnect("replay again")
         assert sup.read(0.5) is not None
-    assert sup.status.state is CameraState.CLOSED
+    closed = sup.status  # (afresh: mypy keeps the ENDED narrowed above)
+    assert closed.state is CameraState.CLOSED
     assert sup.read(0.1) is None
 
 

@@ -25,6 +25,7 @@ from house_shipping import (
 )
 from pg_cluster import PgCluster, wait_until
 from serve_process import Server
+from server_app import json_of
 
 from server.services import dicepad
 
@@ -46,11 +47,11 @@ def _shows_offline(app: Flask, table: str, waiting: int) -> None:
     assert line in client.get(f"/t/{table}/board").data.decode()
     health = client.get("/api/health")
     assert health.status_code == 200  # the house is never critical: the watchdog is fed
-    assert health.json["house"]["waiting"] == waiting
-    assert health.json["house"]["online"] is False
-    assert health.json["house"]["offline_since"] is not None
-    assert health.json["house"]["last_error"]
-    part = health.json["components"]["house"]
+    assert json_of(health)["house"]["waiting"] == waiting
+    assert json_of(health)["house"]["online"] is False
+    assert json_of(health)["house"]["offline_since"] is not None
+    assert json_of(health)["house"]["last_error"]
+    part = json_of(health)["components"]["house"]
     assert part["ok"] is False
     assert part["detail"].startswith(line)
 
@@ -76,7 +77,7 @@ def test_postgres_stopped_mid_evening_then_restarted(
     assert wait_until(lambda: house_status(app).online)
     assert house_status(app).waiting == 0
     assert b"house-banner" not in client.get(f"/t/{t}").data
-    assert client.get("/api/health").json["components"]["house"]["ok"] is True
+    assert json_of(client.get("/api/health"))["components"]["house"]["ok"] is True
     dicepad(app).close()
 
 

@@ -17,7 +17,7 @@ from flask.testing import FlaskClient
 from house_fill import Event, add_member, add_table, ship
 from house_shipping import arrived, house_app
 from pg_cluster import wait_until
-from server_app import AUTH
+from server_app import AUTH, json_of
 from test_house_server import EVIL, PIN, PIN_HEADER
 from test_house_server import make_app as make_house_app
 from test_players import BANK_1000, BOLO_RULES, HELD_OUT, play, settled
@@ -204,7 +204,7 @@ def test_only_the_house_pin_holder_hides_a_player(
         "player": "ann",
         "hidden": True,
     }
-    assert "ann" not in [p["name"].casefold() for p in client.get("/api/house/players").json]
+    assert "ann" not in [p["name"].casefold() for p in json_of(client.get("/api/house/players"))]
     assert client.get("/api/house/players/Ann").status_code == 404
     assert client.get("/players/Ann").status_code == 404
     assert ">Ann<" not in client.get("/players").get_data(as_text=True)

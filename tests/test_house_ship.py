@@ -30,7 +30,7 @@ from house_shipping import (
     new_table,
 )
 from pg_cluster import wait_until
-from server_app import AUTH, make_app
+from server_app import AUTH, json_of, make_app
 
 from scoring.actions import Keep, Roll
 from server.cli import main as dicepad_main
@@ -84,7 +84,7 @@ def test_every_event_arrives_in_order_exactly_once_with_line_records_and_notify(
     listener.close()
     assert {"house_name": "front-bar", "table": t1, "seq": 25} in payloads
     assert {"house_name": "front-bar", "table": t2, "seq": 2} in payloads
-    health = client.get("/api/health").json
+    health = json_of(client.get("/api/health"))
     assert health["components"]["house"]["ok"] is True
     assert health["components"]["house"]["critical"] is False
     assert health["house"] | {"shipped": 0} == {
@@ -99,7 +99,7 @@ def test_a_record_hidden_at_the_table_ships_as_hidden(shipping: Flask, house_url
     t = new_table(client)
     dicepad(shipping).tables.apply(t, Roll((1,) * 6), source="camera")
     dicepad(shipping).tables.apply(t, Keep((1,) * 6), source="button")
-    (rec,) = client.get("/api/records").json
+    (rec,) = json_of(client.get("/api/records"))
     assert wait_until(lambda: arrived(shipping, house_url, "front-bar", t))
 
     def hidden() -> list[bool]:
@@ -198,10 +198,10 @@ def test_a_second_server_claiming_a_name_in_use_is_refused_and_plays_on(
     blow(client, t, 2)
     health = client.get("/api/health")
     assert health.status_code == 200  # the house is never critical
-    part = health.json["components"]["house"]
+    part = json_of(health)["components"]["house"]
     assert part["ok"] is False
     assert part["detail"] == refused
-    assert health.json["house"]["refused"] == refused
+    assert json_of(health)["house"]["refused"] == refused
     page = client.get(f"/t/{t}").data.decode()
     assert "not shipping to the house: house name &#39;back-bar&#39; is already used" in page
     with psycopg.connect(house_url) as conn:

@@ -150,6 +150,7 @@ def test_a_throw_with_no_game_in_play_shows_each_die_with_the_readers_guess(bar:
         assert r.status_code == 200
         assert r.mimetype == "image/jpeg"
         crop = cv2.imdecode(np.frombuffer(r.data, np.uint8), cv2.IMREAD_GRAYSCALE)
+        assert crop is not None
         assert crop.shape == (128, 128)
         middle, rim = (
             crop[48:80, 48:80],
@@ -263,6 +264,7 @@ def test_remove_takes_one_example_out(bar: Bar) -> None:
     r = bar.client.get(f"/house/examples/{bad.id}.png")
     assert r.mimetype == "image/png"
     shown = cv2.imdecode(np.frombuffer(r.data, np.uint8), cv2.IMREAD_COLOR)
+    assert shown is not None
     assert np.array_equal(shown, bad.view)
     r = bar.client.post(f"/house/examples/{bad.id}/remove", data={"csrf": csrf_token(bar.client)})
     assert r.status_code == 303

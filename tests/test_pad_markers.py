@@ -8,6 +8,7 @@ from __future__ import annotations
 import json
 from dataclasses import replace
 from pathlib import Path
+from typing import cast
 
 import cv2
 import numpy as np
@@ -104,7 +105,10 @@ def test_the_markers_frame_the_true_pad_whatever_the_turn(
 def test_the_markers_frame_the_pad_seen_at_a_slant() -> None:
     shot = shot_of(replace(PAD, angle_deg=25.0))
     w, h = shot.truth.frame_size
-    image = cv2.warpPerspective(shot.image, SLANT, (w, h), flags=cv2.INTER_LINEAR)
+    image = cast(
+        npt.NDArray[np.uint8],
+        cv2.warpPerspective(shot.image, SLANT, (w, h), flags=cv2.INTER_LINEAR),
+    )
     truth = cv2.perspectiveTransform(np.array([shot.truth.pad.polygon]), SLANT)[0]
     pad = find_pad_markers(image)
     assert pad is not None
@@ -189,7 +193,8 @@ def test_markers_change_only_the_table_around_the_corners() -> None:
     pad_px = np.round(np.array(without.truth.pad.polygon)).astype(np.int32)
     inside = np.zeros(without.image.shape[:2], np.uint8)
     cv2.fillConvexPoly(inside, pad_px, 1)
-    inside = cv2.erode(inside, np.ones((5, 5), np.uint8))  # the cards touch the pad's corners
+    # the cards touch the pad's corners
+    inside = cast(npt.NDArray[np.uint8], cv2.erode(inside, np.ones((5, 5), np.uint8)))
     assert np.array_equal(with_markers.image[inside > 0], without.image[inside > 0])
 
 
@@ -197,7 +202,10 @@ def test_markers_change_only_the_table_around_the_corners() -> None:
 def test_the_printed_sheet_decodes(scale: float) -> None:
     sheet = marker_sheet(marker_mm=MARKER_MM)
     assert sheet.shape == (3508, 2480)  # A4 at 300 dpi
-    photo = cv2.resize(sheet, None, fx=scale, fy=scale, interpolation=cv2.INTER_AREA)
+    photo = cast(
+        npt.NDArray[np.uint8],
+        cv2.resize(sheet, None, fx=scale, fy=scale, interpolation=cv2.INTER_AREA),
+    )
     assert sorted(detect_markers(photo)) == [0, 1, 2, 3]
     with pytest.raises(ValueError, match="does not fit on A4"):
         marker_sheet(marker_mm=100.0)
@@ -209,7 +217,7 @@ def test_cli_writes_the_sheet(tmp_path: Path, capsys: pytest.CaptureFixture[str]
     assert "top-left" in capsys.readouterr().out
     page = cv2.imread(str(out), cv2.IMREAD_GRAYSCALE)
     assert page is not None
-    assert sorted(detect_markers(page)) == [0, 1, 2, 3]
+    assert sorted(detect_markers(cast(npt.NDArray[np.uint8], page))) == [0, 1, 2, 3]
     assert b"pHYs" in out.read_bytes()[:64]  # its print size
     assert main(["markers", "--out", str(out), "--size-mm", "200"]) == 2
     assert "does not fit" in capsys.readouterr().err

@@ -17,10 +17,11 @@ from collections.abc import Callable, Iterator
 from dataclasses import replace
 from datetime import UTC, datetime
 from pathlib import Path
-from typing import Any, ClassVar
+from typing import Any, ClassVar, cast
 
 import cv2
 import numpy as np
+import numpy.typing as npt
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
@@ -1085,7 +1086,7 @@ def test_the_learnt_flat_size_outlives_a_restart(
     assert pad is not None
     assert pad.flat_side_px == pytest.approx(learnt, abs=0.01)  # no roll needed
     # a frame of another size (another camera mode): nothing to reuse
-    half = cv2.resize(shot.image, (size[0] // 2, size[1] // 2))
+    half = cast(npt.NDArray[np.uint8], cv2.resize(shot.image, (size[0] // 2, size[1] // 2)))
     svc = PadService(rig.tables, None, reader=vision_reader(), pad_file=pad_file)
     svc._read(Frame(half, 0.0, 0))
     assert svc.status_json()["flat_die_px"] is None

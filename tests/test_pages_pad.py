@@ -619,6 +619,7 @@ def test_the_photo_of_a_throw_shows_what_the_camera_read(rig: Rig, client: Flask
     snap = client.get(f"/api/tables/{table}/snapshots/1")
     assert snap.status_code == 200
     image = cv2.imdecode(np.frombuffer(snap.data, np.uint8), cv2.IMREAD_COLOR)
+    assert image is not None
     b, g, r = (image[:, :, k].astype(int) for k in range(3))
     orange = (r > 150) & (r - b > 80)  # JPEG's chroma blurs the 1 px lines' colours
     green = (g - r > 30) & (g - b > 30)

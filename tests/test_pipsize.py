@@ -5,14 +5,16 @@ from __future__ import annotations
 
 import dataclasses
 import math
-from typing import Any
+from collections.abc import Iterable
+from typing import Any, cast
 
 import cv2
 import numpy as np
+import numpy.typing as npt
 import pytest
+from settled_rolls import LOOK, flat_roll
+from vision_drawing import draw_die, table
 
-from tests.settled_rolls import LOOK, flat_roll
-from tests.vision_drawing import draw_die, table
 from vision import synth
 from vision.detect import read_roll
 from vision.flags import DieView, Evidence, FlagParams
@@ -28,6 +30,15 @@ def size_ratios(*args: Any, **kwargs: Any) -> list[float | None]:
 
 
 NO_SIZE = DetectorParams(flags=FlagParams(size_ratio=0.0))
+
+
+def by_value(dice: Iterable[DieReading]) -> dict[int, DieReading]:
+    """The dice by their values: each must be read (a None among the values fails here)."""
+    out: dict[int, DieReading] = {}
+    for d in dice:
+        assert d.value is not None, d
+        out[d.value] = d
+    return out
 
 
 def drawn(value: int, side: float, angle: float, **colours: tuple[int, int, int]) -> np.ndarray:
@@ -82,7 +93,7 @@ def test_a_foreshortened_face_is_not_consistent() -> None:
     img = drawn(4, 40.0, 0.0)
     squeezed = cv2.resize(img, (200, 170), interpolation=cv2.INTER_AREA)  # 15 % shorter
     squeezed = cv2.copyMakeBorder(squeezed, 15, 15, 0, 0, cv2.BORDER_REPLICATE)
-    m = face_size(squeezed, (100.0, 100.0), 40.0, 4)
+    m = face_size(cast(npt.NDArray[np.uint8], squeezed), (100.0, 100.0), 40.0, 4)
     assert m is not None
     assert not m.consistent
     flat = face_size(img, (100.0, 100.0), 40.0, 4)
@@ -187,10 +198,11 @@ def test_the_size_cue_flags_a_die_the_model_leaves_unsure() -> None:
     unsure = [Evidence(0.0, 0.5 if d.stacked else 0.0, touching=False) for d in seen]
     ratios = size_ratios(shot.image, views, [d.value for d in seen], unsure, pad=shot.truth.pad)
     i = next(k for k, d in enumerate(seen) if d.stacked)
-    assert ratios[i] is not None
-    assert ratios[i] > FlagParams().size_ratio
+    ratio = ratios[i]
+    assert ratio is not None
+    assert ratio > FlagParams().size_ratio
     assert all(r is None for k, r in enumerate(ratios) if k != i)  # only the gated die measured
-    e = Evidence(0.0, 0.5, touching=False, size_ratio=ratios[i])
+    e = Evidence(0.0, 0.5, touching=False, size_ratio=ratio)
     assert DieFlag.STACKED in e.flags()
     assert DieFlag.STACKED not in e.flags(FlagParams(size_ratio=0.0))
     assert DieFlag.STACKED not in Evidence(0.0, 0.2, touching=False, size_ratio=ratios[i]).flags()
@@ -264,7 +276,7 @@ def test_read_roll_flags_the_die_on_a_die_by_its_size() -> None:
     alone leaves it unflagged), nothing else is; with one flat die to compare with, only a
     pad seen square on lets the cue speak."""
 
-    def stacked(shot: synth.SceneImage, **kw: Any) -> list[int]:
+    def stacked(shot: synth.SceneImage, **kw: Any) -> list[int | None]:
         reading = read_roll(shot.image, **kw)
         return [d.value for d in reading.dice if DieFlag.STACKED in d.flags]
 
@@ -386,7 +398,7 @@ def test_a_die_on_a_die_beside_another_is_told_by_the_learnt_size_alone() -> Non
         shot = synth.render(synth.Scene((below, on_top, beside), **LOOK))
         pad = dataclasses.replace(shot.truth.pad, flat_side_px=side)
         for params, caught in ((DetectorParams(), True), (without, False)):
-            dice = {d.value: d for d in read_roll(shot.image, pad=pad, params=params).dice}
+            dice = by_value(read_roll(shot.image, pad=pad, params=params).dice)
             assert sorted(dice) == sorted((value, 3))
             assert (DieFlag.STACKED in dice[value].flags) is caught
             assert not dice[3].flags

@@ -261,7 +261,7 @@ def test_the_lockout_is_per_address_and_never_locks_the_table(
 # -- sessions -----------------------------------------------------------------------------
 
 
-def _cookie(secret: bytes, data: dict[str, Any]) -> str:
+def _cookie(secret: str | bytes, data: dict[str, Any]) -> str:
     """A session cookie as Flask would sign it with ``secret``."""
     forge = Flask("forge")
     forge.secret_key = secret
@@ -276,6 +276,7 @@ def test_sessions_cannot_be_forged(app: Flask, client: FlaskClient, tmp_path: Pa
     with client.session_transaction() as s:
         want = dict(s)  # a live session's token: only the signature is missing
     right = app.test_client()
+    assert app.secret_key is not None
     right.set_cookie("dicepad_session", _cookie(app.secret_key, want))
     assert right.get("/api/login").json == {"authenticated": True}  # the forger's recipe works
     for secret in (b"dev", b"secret", b"changeme", b"\x00" * 32, b"another install's key"):

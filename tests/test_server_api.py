@@ -12,7 +12,8 @@ from flask import Flask
 from flask.testing import FlaskClient
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
-from server_app import AUTH, create_table, make_app, read_events
+from server_app import AUTH, create_table, json_of, make_app, read_events
+from werkzeug.test import TestResponse
 
 from scoring.actions import Roll
 from server.services import dicepad
@@ -39,7 +40,7 @@ def error(r: Any, status: int) -> str:
 
 
 def test_games_lists_each_game_with_its_house_rules(client: FlaskClient) -> None:
-    games = {g["name"]: g for g in client.get("/api/games").json}
+    games = {g["name"]: g for g in json_of(client.get("/api/games"))}
     ybi = games["you-blew-it"]
     assert ybi["title"] == "You Blew It"
     assert ybi["uses_teams"] is True
@@ -55,19 +56,19 @@ def test_create_list_and_read_a_table(client: FlaskClient) -> None:
         headers=AUTH,
     )
     assert r.status_code == 201
-    t = r.json["table"]
+    t = json_of(r)["table"]
     assert r.headers["Location"] == f"/api/tables/{t}"
-    assert r.json["rules"]["target"] == 5000
-    assert r.json["expecting"]["text"] == "Ann: roll 6 dice"
-    listed = client.get("/api/tables").json
+    assert json_of(r)["rules"]["target"] == 5000
+    assert json_of(r)["expecting"]["text"] == "Ann: roll 6 dice"
+    listed = json_of(client.get("/api/tables"))
     assert [x["table"] for x in listed] == [t]  # fmt: skip
     assert listed[0]["scores"] == {"A": 0, "B": 0}
     new_table(client)
-    assert len(client.get("/api/tables?limit=1").json) == 1
+    assert len(json_of(client.get("/api/tables?limit=1"))) == 1
     error(client.get("/api/tables?limit=0"), 400)
     got = client.get(f"/api/tables/{t}")
-    assert got.json["table"] == t
-    assert got.json["seq"] == 0
+    assert json_of(got)["table"] == t
+    assert json_of(got)["seq"] == 0
 
 
 @pytest.mark.parametrize(
@@ -98,7 +99,7 @@ def test_a_bad_new_table_is_400_with_the_reason(
 ) -> None:
     r = client.post("/api/tables", json=body, headers=AUTH)
     assert message in error(r, 400)
-    assert client.get("/api/tables").json == []
+    assert json_of(client.get("/api/tables")) == []
 
 
 def test_bodies_must_be_json_objects_of_json_type(client: FlaskClient) -> None:
@@ -129,14 +130,14 @@ def test_a_lone_surrogate_in_a_body_is_400_and_changes_nothing(
     url = f"/api/tables/{t}/actions" if url == "actions" else url
     r = client.post(url, data=body, headers=AUTH, content_type="application/json")
     assert "surrogate" in error(r, 400)
-    assert len(client.get(f"/api/tables/{t}/log").json) == 1
-    assert len(client.get("/api/tables").json) == 1
+    assert len(json_of(client.get(f"/api/tables/{t}/log"))) == 1
+    assert len(json_of(client.get("/api/tables"))) == 1
     pair = '{"type": "reroll", "dice": [], "reason": "\\ud83c\\udfb2"}'  # a whole pair: a die
     r = client.post(
         f"/api/tables/{t}/actions", data=pair, headers=AUTH, content_type="application/json"
     )
     assert r.status_code == 201
-    assert r.json["action"]["reason"] == "\N{GAME DIE}"
+    assert json_of(r)["action"]["reason"] == "\N{GAME DIE}"
 
 
 def test_oversized_bodies_are_413(client: FlaskClient) -> None:
@@ -146,7 +147,7 @@ def test_oversized_bodies_are_413(client: FlaskClient) -> None:
         f"/api/tables/{t}/actions", data=huge, headers=AUTH, content_type="application/json"
     )
     error(r, 413)
-    assert client.get(f"/api/tables/{t}/log").json == []
+    assert json_of(client.get(f"/api/tables/{t}/log")) == []
 
 
 def test_unknown_tables_and_paths_are_404_and_wrong_methods_405(client: FlaskClient) -> None:
@@ -174,21 +175,21 @@ def test_actions_apply_and_come_back_with_the_table(client: FlaskClient) -> None
         f"/api/tables/{t}/actions", json={"type": "roll", "dice": [1, 1, 1, 5, 2, 3]}, headers=AUTH
     )
     assert r.status_code == 201
-    assert r.json["seq"] == 1
-    assert r.json["source"] == "phone"
-    assert r.json["table"]["expecting"]["action"] == "keep"
+    assert json_of(r)["seq"] == 1
+    assert json_of(r)["source"] == "phone"
+    assert json_of(r)["table"]["expecting"]["action"] == "keep"
     r = client.post(
         f"/api/tables/{t}/actions",
         json={"type": "keep", "dice": [1, 1, 1, 5], "source": "button"},
         headers=AUTH,
     )
-    assert r.json["highlights"][0]["points"] == 1050
-    assert r.json["source"] == "button"
-    log = client.get(f"/api/tables/{t}/log").json
+    assert json_of(r)["highlights"][0]["points"] == 1050
+    assert json_of(r)["source"] == "button"
+    log = json_of(client.get(f"/api/tables/{t}/log"))
     assert [(e["seq"], e["source"], e["action"]["type"]) for e in log] == [
         (1, "phone", "roll"), (2, "button", "keep")]  # fmt: skip
     assert set(log[0]) == {"seq", "at", "source", "action", "snapshot"}
-    assert [e["seq"] for e in client.get(f"/api/tables/{t}/log?since=1").json] == [2]
+    assert [e["seq"] for e in json_of(client.get(f"/api/tables/{t}/log?since=1"))] == [2]
 
 
 @pytest.mark.parametrize(
@@ -211,7 +212,7 @@ def test_malformed_actions_are_400_before_the_engine(
     t = new_table(client)
     r = client.post(f"/api/tables/{t}/actions", json=action, headers=AUTH)
     assert message in error(r, 400)
-    assert client.get(f"/api/tables/{t}/log").json == []
+    assert json_of(client.get(f"/api/tables/{t}/log")) == []
 
 
 def test_illegal_actions_are_409_with_the_rules_message(client: FlaskClient) -> None:
@@ -227,21 +228,24 @@ def test_illegal_actions_are_409_with_the_rules_message(client: FlaskClient) -> 
         409,
     )
     assert message != "illegal"
-    assert len(client.get(f"/api/tables/{t}/log").json) == 1
+    assert len(json_of(client.get(f"/api/tables/{t}/log"))) == 1
 
 
 def test_undo_and_fix_through_the_api(client: FlaskClient) -> None:
     t = new_table(client)
-    post = lambda a: client.post(f"/api/tables/{t}/actions", json=a, headers=AUTH)  # noqa: E731
+
+    def post(action: dict[str, Any]) -> TestResponse:
+        return client.post(f"/api/tables/{t}/actions", json=action, headers=AUTH)
+
     post({"type": "roll", "dice": [5, 5, 5, 5, 5, 5]})
     r = post({"type": "fix", "dice": [1, 1, 1, 5, 2, 3]})
-    assert r.json["table"]["state"]["current_roll"] == [1, 1, 1, 2, 3, 5]
+    assert json_of(r)["table"]["state"]["current_roll"] == [1, 1, 1, 2, 3, 5]
     post({"type": "keep", "dice": [1, 1, 1, 5]})
-    assert client.get("/api/records?table=" + t).json[0]["dice"] == [1, 1, 1, 2, 3, 5]
+    assert json_of(client.get("/api/records?table=" + t))[0]["dice"] == [1, 1, 1, 2, 3, 5]
     r = post({"type": "undo"})
-    assert r.json["table"]["expecting"]["action"] == "keep"
-    assert client.get("/api/records?table=" + t).json == []
-    assert [e["action"]["type"] for e in client.get(f"/api/tables/{t}/log").json] == [
+    assert json_of(r)["table"]["expecting"]["action"] == "keep"
+    assert json_of(client.get("/api/records?table=" + t)) == []
+    assert [e["action"]["type"] for e in json_of(client.get(f"/api/tables/{t}/log"))] == [
         "roll", "fix", "keep", "undo"]  # fmt: skip
 
 
@@ -250,9 +254,9 @@ def test_end_a_table(client: FlaskClient) -> None:
     error(client.post(f"/api/tables/{t}/end"), 401)
     r = client.post(f"/api/tables/{t}/end", headers=AUTH)
     assert r.status_code == 200
-    assert r.json["action"] == {"type": "end"}
-    assert r.json["table"]["ended"]
-    assert client.get("/api/tables").json[0]["over"] is True
+    assert json_of(r)["action"] == {"type": "end"}
+    assert json_of(r)["table"]["ended"]
+    assert json_of(client.get("/api/tables"))[0]["over"] is True
     error(client.post(f"/api/tables/{t}/actions", json=BLOW, headers=AUTH), 409)
     error(client.post(f"/api/tables/{t}/end", headers=AUTH), 409)
 
@@ -265,11 +269,11 @@ def test_polling_fallback_since_and_etag(client: FlaskClient) -> None:
     client.post(f"/api/tables/{t}/actions", json=BLOW, headers=AUTH)
     again = client.get(f"/api/tables/{t}", headers={"If-None-Match": etag})
     assert again.status_code == 200
-    assert again.json["seq"] == 1
-    polled = client.get(f"/api/tables/{t}?since=0").json
+    assert json_of(again)["seq"] == 1
+    polled = json_of(client.get(f"/api/tables/{t}?since=0"))
     assert [e["seq"] for e in polled["events"]] == [1]
     assert polled["seq"] == 1
-    assert client.get(f"/api/tables/{t}?since=1").json["events"] == []
+    assert json_of(client.get(f"/api/tables/{t}?since=1"))["events"] == []
     assert "whole number" in error(client.get(f"/api/tables/{t}?since=-1"), 400)
     error(client.get(f"/api/tables/{t}/log?since=abc"), 400)
     # digits int() refuses, or too many for it (both were 500s): a plain 400
@@ -287,7 +291,7 @@ def test_snapshots_are_served_as_jpeg(app: Flask, client: FlaskClient) -> None:
     assert r.status_code == 200
     assert r.mimetype == "image/jpeg"
     assert r.data == JPEG
-    assert client.get(f"/api/tables/{t}/log").json[0]["snapshot"] is True
+    assert json_of(client.get(f"/api/tables/{t}/log"))[0]["snapshot"] is True
     error(client.get(f"/api/tables/{t}/snapshots/2"), 404)
     error(client.get(f"/api/tables/{t}/snapshots/{'9' * 23}"), 404)  # past SQLite's integers
 
@@ -299,19 +303,19 @@ def test_records_wall_and_hiding(app: Flask, client: FlaskClient) -> None:
     t = new_table(client)
     dicepad(app).tables.apply(t, Roll((1,) * 6), source="camera", snapshot=JPEG)
     client.post(f"/api/tables/{t}/actions", json={"type": "keep", "dice": [1] * 6}, headers=AUTH)
-    (rec,) = client.get("/api/records?game=you-blew-it&kind=roll").json
+    (rec,) = json_of(client.get("/api/records?game=you-blew-it&kind=roll"))
     assert rec["player"] == "Ann"
     assert rec["table"] == t
     assert rec["snapshot"] == 1
-    assert client.get("/api/records?game=bolo").json == []
+    assert json_of(client.get("/api/records?game=bolo")) == []
     error(client.post(f"/api/records/{rec['id']}/hide"), 401)
-    assert client.post(f"/api/records/{rec['id']}/hide", headers=AUTH).json["hidden"] is True
-    assert client.get("/api/records").json == []
+    assert json_of(client.post(f"/api/records/{rec['id']}/hide", headers=AUTH))["hidden"] is True
+    assert json_of(client.get("/api/records")) == []
     error(client.get("/api/records?hidden=1"), 401)
-    assert client.get("/api/records?hidden=1", headers=AUTH).json[0]["hidden"] is True
+    assert json_of(client.get("/api/records?hidden=1", headers=AUTH))[0]["hidden"] is True
     r = client.post(f"/api/records/{rec['id']}/hide", json={"hidden": False}, headers=AUTH)
-    assert r.json["hidden"] is False
-    assert len(client.get("/api/records").json) == 1
+    assert json_of(r)["hidden"] is False
+    assert len(json_of(client.get("/api/records"))) == 1
     error(client.post("/api/records/nope.1.0/hide", headers=AUTH), 404)
     error(client.post(f"/api/records/{rec['id']}/hide", json={"hidden": "yes"}, headers=AUTH), 400)
     error(client.get("/api/records?limit=0"), 400)
@@ -320,15 +324,15 @@ def test_records_wall_and_hiding(app: Flask, client: FlaskClient) -> None:
 def test_health_reports_components(app: Flask, client: FlaskClient) -> None:
     r = client.get("/api/health")
     assert r.status_code == 200
-    assert r.json["ok"] is True
-    assert r.json["components"]["camera"]["detail"].startswith("no camera")
-    assert r.json["components"]["store"]["ok"] is True
+    assert json_of(r)["ok"] is True
+    assert json_of(r)["components"]["camera"]["detail"].startswith("no camera")
+    assert json_of(r)["components"]["store"]["ok"] is True
     dicepad(app).health.report("camera", False, "cable out")  # not critical: still ok
-    assert client.get("/api/health").json["ok"] is True
+    assert json_of(client.get("/api/health"))["ok"] is True
     dicepad(app).health.report("pad", False, "pad loop stuck", critical=True)
     r = client.get("/api/health")
     assert r.status_code == 503
-    assert r.json["components"]["pad"]["detail"] == "pad loop stuck"
+    assert json_of(r)["components"]["pad"]["detail"] == "pad loop stuck"
 
 
 # -- the live feed ------------------------------------------------------------------------
@@ -398,14 +402,14 @@ def test_keepalives_flow_while_the_table_is_quiet(client: FlaskClient) -> None:
 
 
 def test_every_game_is_offered_and_can_be_started(client: FlaskClient) -> None:
-    offered = {g["name"]: g["uses_teams"] for g in client.get("/api/games").json}
+    offered = {g["name"]: g["uses_teams"] for g in json_of(client.get("/api/games"))}
     assert set(offered) == {"you-blew-it", "bolo", "bar-dice", "gords"}
     for name, teams in offered.items():
         body = {"game": name} | ({"teams": TEAMS} if teams else {"players": ["Ann", "Bob"]})
         r = client.post("/api/tables", json=body, headers=AUTH)
         assert r.status_code == 201, r.json
-        assert r.json["game"] == name
-        assert r.json["expecting"]["text"]
+        assert json_of(r)["game"] == name
+        assert json_of(r)["expecting"]["text"]
 
 
 def test_bolo_high_rollers_reach_the_wall_with_their_snapshot(
@@ -413,10 +417,10 @@ def test_bolo_high_rollers_reach_the_wall_with_their_snapshot(
 ) -> None:
     r = client.post("/api/tables", json={"game": "bolo", "players": ["Ann", "Bob"]},
                     headers=AUTH)  # fmt: skip
-    t = r.json["table"]
+    t = json_of(r)["table"]
     dicepad(app).tables.apply(t, Roll((6,) * 5), source="camera", snapshot=JPEG)
     client.post(f"/api/tables/{t}/actions", json={"type": "keep", "dice": [6] * 5}, headers=AUTH)
-    (rec,) = client.get("/api/records?game=bolo&kind=high_roller").json
+    (rec,) = json_of(client.get("/api/records?game=bolo&kind=high_roller"))
     assert (rec["player"], rec["points"], rec["dice"]) == ("Ann", 5000, [6] * 5)
     assert rec["snapshot"] == 1
     assert client.get(f"/api/tables/{t}/snapshots/{rec['snapshot']}").data == JPEG
@@ -428,7 +432,7 @@ def test_a_database_failure_is_503_and_changes_nothing(app: Flask, client: Flask
     dicepad(app).store.close()  # as if the disk went away
     r = client.post(f"/api/tables/{t}/actions", json=BLOW, headers=AUTH)
     assert "nothing was saved" in error(r, 503)
-    view = client.get(f"/api/tables/{t}").json
+    view = json_of(client.get(f"/api/tables/{t}"))
     assert view["seq"] == 0
     assert view["expecting"]["text"] == "Ann: roll 6 dice"
     assert client.get("/api/health").status_code == 503
@@ -463,9 +467,9 @@ def fuzz_app(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[Flask, 
 def test_random_bodies_never_cause_a_server_error(fuzz_app: tuple[Flask, str], body: Any) -> None:
     app, t = fuzz_app
     client = app.test_client()
-    before = client.get(f"/api/tables/{t}").json["seq"]
+    before = json_of(client.get(f"/api/tables/{t}"))["seq"]
     r = client.post(f"/api/tables/{t}/actions", json=body, headers=AUTH)
     assert r.status_code in {201, 400, 409}, (body, r.json)
-    assert client.get(f"/api/tables/{t}").json["seq"] == before + (r.status_code == 201)
+    assert json_of(client.get(f"/api/tables/{t}"))["seq"] == before + (r.status_code == 201)
     r = client.post("/api/tables", json=body, headers=AUTH)
     assert r.status_code in {201, 400}, (body, r.json)

@@ -468,6 +468,7 @@ def test_changing_the_pin_ends_sessions_and_the_old_pin(tmp_path: Path) -> None:
     dicepad(first).close()
     second = make_app(tmp_path, pin="13579")  # DICEPAD_PIN changed between starts
     client2 = second.test_client()
+    assert client._cookies is not None  # (None only for a client without cookies)
     for cookie in client._cookies.values():
         client2.set_cookie(cookie.key, cookie.value)
     error(_create(client2), 401)  # the old session is void
@@ -510,6 +511,7 @@ def test_the_session_secret_is_0600_and_survives_restarts(tmp_path: Path) -> Non
     assert stat.S_IMODE(secret.stat().st_mode) == 0o600
     second = make_app(tmp_path)
     client2 = second.test_client()
+    assert client._cookies is not None  # (None only for a client without cookies)
     for cookie in client._cookies.values():
         client2.set_cookie(cookie.key, cookie.value)
     assert _create(client2).status_code == 201  # same secret: the login still holds

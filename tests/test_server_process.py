@@ -28,7 +28,7 @@ def servers(tmp_path: Path) -> Iterator[list[Server]]:
         s.kill_if_running()
 
 
-ACTIONS = [
+ACTIONS: list[dict[str, Any]] = [
     {"type": "roll", "dice": [1, 1, 1, 5, 2, 3]},
     {"type": "keep", "dice": [1, 1, 1, 5]},
     {"type": "bank"},

@@ -78,6 +78,7 @@ def test_annotate_writes_outlined_copies(
     written = cv2.imread(str(out / "roll.png"))
     original = cv2.imread(str(photo))
     assert written is not None
+    assert original is not None
     assert written.shape == original.shape
     changed = (cv2.absdiff(written, original).max(axis=2) > 40).sum()
     assert changed > 3 * 4 * 40  # three outlines at least

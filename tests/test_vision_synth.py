@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import math
 from dataclasses import replace
+from typing import Any
 
 import cv2
 import numpy as np
@@ -23,7 +24,8 @@ PLAIN = Scene(
 
 
 def one_die(**kw: object) -> Scene:
-    spec = DieSpec(**{"value": 1, "xy_mm": (0.0, 0.0), "size_mm": 20.0, **kw})
+    fields: dict[str, Any] = {"value": 1, "xy_mm": (0.0, 0.0), "size_mm": 20.0, **kw}
+    spec = DieSpec(**fields)
     return Scene(dice=(spec,), pad=PLAIN.pad, lighting=PLAIN.lighting, camera=PLAIN.camera)
 
 

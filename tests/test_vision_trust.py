@@ -3,6 +3,8 @@ and the verdict that gives a value or asks (``vision.trust``)."""
 
 from __future__ import annotations
 
+from typing import Any
+
 import cv2
 import numpy as np
 import pytest
@@ -112,7 +114,11 @@ def test_read_roll_asks_about_a_die_whose_pips_contradict_the_network(
     read right.)"""
     img = table(200, 200, (70, 110, 60))
     draw_die(img, (100.0, 100.0), side, value, angle_deg=angle, body=body, pip=pip)
-    floors = {"min_value_confidence": 0.0, "agreed_value_confidence": 0.0, "locator_rescale": False}
+    floors: dict[str, Any] = {
+        "min_value_confidence": 0.0,
+        "agreed_value_confidence": 0.0,
+        "locator_rescale": False,
+    }
     (alone,) = read_roll(img, params=DetectorParams(pip_count=False, **floors)).dice
     assert alone.value == misread
     (asked,) = read_roll(img, params=DetectorParams(**floors)).dice

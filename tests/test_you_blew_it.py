@@ -21,6 +21,7 @@ from scoring.actions import (
 )
 from scoring.errors import IllegalActionError, RulesError
 from scoring.farkle.you_blew_it import GAME, HouseRules, State, provisional
+from scoring.game import Highlight
 from scoring.games import find
 
 TEAMS = {"DJS": ["Dick", "Spot", "Jane"], "THS": ["Tom", "Harry", "Stanley"]}
@@ -109,7 +110,7 @@ def test_every_listed_legal_action_applies_during_the_sample_game() -> None:
 
 def test_sample_game_highlights() -> None:
     state = GAME.new(teams=TEAMS, rules={"target": 5000})
-    found = []
+    found: list[Highlight] = []
     for action in sample_actions():
         after = GAME.apply(state, action)
         found.extend(GAME.highlights(state, action, after))
