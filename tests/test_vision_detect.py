@@ -26,7 +26,9 @@ def _scene(body: tuple[int, int, int], pip: tuple[int, int, int], side: float) -
     return img, truth
 
 
-def _values_by_position(reading: Reading, truth: list[tuple[tuple[float, float], int]]) -> list:
+def _values_by_position(
+    reading: Reading, truth: list[tuple[tuple[float, float], int]]
+) -> list[int | None]:
     out = []
     for (tx, ty), _ in truth:
         near = [
@@ -133,7 +135,7 @@ def test_off_pad_dice_are_flagged() -> None:
     on = {d.value for d in reading.dice if DieFlag.OFF_PAD not in d.flags}
     assert on == {v for (x, _), v in truth if x < 300}
     assert off == {v for (x, _), v in truth if x >= 300}
-    assert reading.values == tuple(sorted(on))
+    assert reading.values == tuple(sorted(v for v in on if v is not None))  # (all are, above)
 
 
 def test_unsure_values_are_unreadable_not_guessed() -> None:
@@ -260,7 +262,7 @@ def test_a_die_the_locator_is_sure_of_is_read_though_the_value_network_hesitates
     test read before, the value network on ImageNet's Lite0 no longer hesitates over.)"""
     from vision import synth
 
-    rng = np.random.default_rng(82)
+    rng = np.random.default_rng(259)  # one such table in about 300
     shot = synth.render_wide(synth.wide_scene(rng, size=(640, 480)), size=(640, 480), rng=rng)
     ones = [t for t in shot.truth.dice if t.value == 1 and t.visible > 0.9]
 
