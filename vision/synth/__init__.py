@@ -49,8 +49,7 @@ Wide scenes (domain randomisation, for training on renders rather than photo set
 
 - :mod:`~vision.synth.styles`: die looks (finishes, pips, rounding);
 - :mod:`~vision.synth.surfaces`: felt, wood, stone, printed mats and dotted boards;
-- :mod:`~vision.synth.props`: coins, caps, ring marks, score cards (no truth), and
-  :mod:`~vision.synth.clutter`'s keypads, tags and cables;
+- :mod:`~vision.synth.props`: coins, caps, ring marks, score cards (no truth);
 - :mod:`~vision.synth.view`: a camera tilted up to 45 degrees;
 - :mod:`~vision.synth.wide.scene`: the random wide scene; :mod:`~vision.synth.wide.draw`: its
   render, with :mod:`~vision.synth.lighting` (lamps, shadows, glare) and

@@ -1,7 +1,6 @@
-"""Things on a bar table that are not dice: coins, bottle caps, glass ring marks, a score
-card with pencilled numbers, and the clutter of :mod:`~vision.synth.clutter` (keypads, tags,
-cables). They have no ground truth: a reader that finds a die in one has made an extra
-detection, the error the boards and mats of real bars provoke most.
+"""Things on a bar table that are not dice: coins, bottle caps, glass ring marks and a score
+card with pencilled numbers. They have no ground truth: a reader that finds a die in one has
+made an extra detection, the error the boards and mats of real bars provoke most.
 
 Each is flat on the table (a cap stands a few mm), drawn as projected polygons through a
 :class:`~vision.synth.view._ViewProjector`, so a tilted camera sees them in perspective.
@@ -16,13 +15,11 @@ import cv2
 import numpy as np
 import numpy.typing as npt
 
-from vision.synth import clutter
 from vision.synth.geometry import _fix
 from vision.synth.model import BGR, Image
 from vision.synth.view import _ViewProjector
 
-PROPS = ("coin", "cap", "ring", "card", "keypad", "tag", "cable")
-_SHARES = (0.25, 0.2, 0.15, 0.1, 0.12, 0.1, 0.08)
+PROPS = ("coin", "cap", "ring", "card")
 
 
 @dataclass(frozen=True)
@@ -46,11 +43,9 @@ class Prop:
 
 def random_prop(rng: np.random.Generator, xy_mm: tuple[float, float], die_mm: float) -> Prop:
     """A random prop at ``xy_mm``; sizes in proportion to the dice (a coin is about a die)."""
-    kind = str(rng.choice(PROPS, p=_SHARES))
+    kind = str(rng.choice(PROPS, p=[0.35, 0.3, 0.2, 0.15]))
     seed = int(rng.integers(1 << 30))
     angle = float(rng.uniform(0, 360))
-    if kind in ("keypad", "tag", "cable"):
-        return _clutter(rng, kind, xy_mm, die_mm, angle, seed)
     if kind == "coin":
         metal = [(150, 150, 150), (60, 140, 190), (60, 90, 160), (170, 165, 160)]
         m = metal[int(rng.integers(len(metal)))]
@@ -75,36 +70,6 @@ def random_prop(rng: np.random.Generator, xy_mm: tuple[float, float], die_mm: fl
     )
 
 
-def _clutter(
-    rng: np.random.Generator,
-    kind: str,
-    xy_mm: tuple[float, float],
-    die_mm: float,
-    angle: float,
-    seed: int,
-) -> Prop:
-    """A keypad (keys 0.8-1.3 dice across), a tag, or a cable, light on dark or dark on light."""
-    dark = int(rng.integers(10, 80))
-    light = int(rng.integers(185, 250))
-    tint = rng.integers(-12, 13, 3)
-    dark_c, light_c = _bgr(dark + tint), _bgr(light + tint)
-    light_first = rng.random() < (0.4 if kind == "keypad" else 0.75)
-    first, second = (light_c, dark_c) if light_first else (dark_c, light_c)
-    if kind == "keypad":
-        rows, cols = clutter.keypad_grid(seed)
-        radius = die_mm * float(rng.uniform(0.8, 1.3)) * max(rows, cols) / 2
-        return Prop(kind, xy_mm, radius, first, second, angle, 0.3, seed)
-    if kind == "tag":
-        radius = float(rng.uniform(10.0, 35.0))
-        return Prop(kind, xy_mm, radius, first, second, angle, 0.2, seed)
-    return Prop(kind, xy_mm, float(rng.uniform(35.0, 90.0)), first, second, angle, 0.5, seed)
-
-
-def _bgr(c: npt.NDArray[np.int64]) -> BGR:
-    b, g, r = (int(v) for v in np.clip(c, 0, 255))
-    return (b, g, r)
-
-
 def _disc(
     p: Prop, proj: _ViewProjector, r: float, z: float, n: int = 40
 ) -> npt.NDArray[np.float64]:
@@ -115,10 +80,8 @@ def _disc(
 
 def footprint_mm(p: Prop) -> npt.NDArray[np.float64]:
     """The prop's outline on the table (mm), for its shadows."""
-    if p.kind in ("card", "keypad", "tag"):
+    if p.kind == "card":
         return _card_corners(p)
-    if p.kind == "cable":
-        return clutter.cable_outline(p.xy_mm, p.radius_mm, p.angle_deg, p.seed)[1]
     a = np.linspace(0, 2 * math.pi, 24, endpoint=False)
     return np.column_stack(
         [p.xy_mm[0] + p.radius_mm * np.cos(a), p.xy_mm[1] + p.radius_mm * np.sin(a)]
@@ -126,9 +89,7 @@ def footprint_mm(p: Prop) -> npt.NDArray[np.float64]:
 
 
 def _card_corners(p: Prop) -> npt.NDArray[np.float64]:
-    """A card's, keypad's or tag's four corners on the table, its texture's corners in order
-    (top left, top right, bottom right, bottom left) with its long side down the texture."""
-    w, h = p.radius_mm, p.radius_mm * _aspect(p)
+    w, h = p.radius_mm, p.radius_mm * 0.65
     a = math.radians(p.angle_deg)
     c, s = math.cos(a), math.sin(a)
     pts = np.array([(-h, -w), (h, -w), (h, w), (-h, w)])
@@ -211,30 +172,8 @@ def draw_prop(img: Image, p: Prop, proj: _ViewProjector) -> None:
         k = float(rng.uniform(0.12, 0.35))
         dim = (1.0 - k * mask.astype(np.float32) / 255.0)[:, :, None]
         img[y0:y1, x0:x1] = (img[y0:y1, x0:x1] * dim).astype(np.uint8)
-    elif p.kind == "keypad":
-        keys = clutter.keypad_texture(p.seed, p.colour, p.colour2)
-        if keys.shape[1] > keys.shape[0]:  # its long side down, as _card_corners lays it
-            keys = np.ascontiguousarray(np.rot90(keys, -1))
-        clutter.paste(img, keys, _card_corners(p), p.height_mm, proj)
-    elif p.kind == "tag":
-        texture = clutter.tag_texture(p.seed, p.colour, p.colour2, _aspect(p))
-        clutter.paste(
-            img, np.ascontiguousarray(np.rot90(texture, -1)), _card_corners(p), p.height_mm, proj
-        )
-    elif p.kind == "cable":
-        clutter.draw_cable(img, p.xy_mm, p.radius_mm, p.angle_deg, p.seed, p.colour, proj)
     else:
         _draw_card(img, p, proj)
-
-
-def _aspect(p: Prop) -> float:
-    """Short side over long side: a card's 0.65, a keypad's rows over columns, a tag's own."""
-    if p.kind == "keypad":
-        rows, cols = clutter.keypad_grid(p.seed)
-        return min(rows, cols) / max(rows, cols)
-    if p.kind == "tag":
-        return clutter.oblong_aspect(p.seed, p.kind)
-    return 0.65
 
 
 def _draw_card(img: Image, p: Prop, proj: _ViewProjector) -> None:
