@@ -22,6 +22,7 @@ from server.limiter import FailureLimiter
 from server.pad import api as pad_api
 from server.pages import players as player_pages
 from server.players import api as players_api
+from server.players.service import PlayerService
 from server.records import Records
 from server.services import EXTENSION, Dicepad
 from server.store import Store
@@ -59,7 +60,7 @@ def create_app(config: Config) -> Flask:
     app.register_blueprint(api.bp)
     app.register_blueprint(pad_api.bp)
     pages.init_app(app)
-    players_api.init_app(app)  # the players' rows, kept as tables change (issue 36)
+    players_api.init_app(app, _players(parts))  # the players' rows, kept as tables change
     player_pages.init_app(app)
     return app
 
@@ -98,6 +99,16 @@ def _parts(config: Config, store: Store, feed: Feed) -> Dicepad:
     house = link.start(config, store, tables, health)
     records = link.ShippedRecords(store, config.clock, house)
     return Dicepad(config, store, feed, tables, records, auth, health, house)
+
+
+def _players(parts: Dicepad) -> PlayerService:
+    """The players' service; with ``--house`` one that tells the shipper when the PIN holder
+    hides or shows a player (as :class:`server.house.link.ShippedRecords` does for records)."""
+    if parts.house is None:
+        return PlayerService(parts.store, clock=parts.config.clock)
+    from server.house import link  # loaded already: the shipper is running
+
+    return link.ShippedPlayers(parts.store, parts.config.clock, parts.house)
 
 
 def _refuse_oversized() -> None:

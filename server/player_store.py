@@ -156,6 +156,10 @@ class PlayerStore:
     def hidden(self, player: str) -> bool:
         return bool(self._query("SELECT 1 FROM hidden_players WHERE player = ?", (player,)))
 
+    def hidden_keys(self) -> list[str]:
+        """Every hidden player's key (what a table server ships to its house)."""
+        return [str(r[0]) for r in self._query("SELECT player FROM hidden_players ORDER BY 1")]
+
     def set_hidden(self, player: str, hidden: bool, at: str) -> None:
         with self._store._transaction() as db:
             if hidden:

@@ -1,5 +1,6 @@
 """A table server's link to the house: the shipper started from the config, told of every
-change by the table service and the record wall, and shown in ``/api/health``.
+change by the table service, the record wall and the players' hides, and shown in
+``/api/health``.
 
 Imported only when ``--house`` is given (:func:`server.app.create_app`), so that a lone Pi
 never loads the PostgreSQL driver.
@@ -14,6 +15,7 @@ from datetime import datetime
 from server.config import Config
 from server.health import Health
 from server.house.shipper import HouseStatus, Shipper, ShipSettings
+from server.players.service import PlayerService
 from server.records import Records
 from server.standing import Standing
 from server.store import Store
@@ -72,3 +74,19 @@ class ShippedRecords(Records):
     def set_hidden(self, record_id: str, hidden: bool = True) -> None:
         super().set_hidden(record_id, hidden)
         self._shipper.changed(record_id.split(".", 1)[0], records=True)  # ids: table.seq.n
+
+
+class ShippedPlayers(PlayerService):
+    """The players' service, telling the shipper when the PIN holder hides or shows a player
+    (no event is logged for it; the house hides them from its public pages too, and shows its
+    own PIN holder ``hidden_at_tables``)."""
+
+    def __init__(self, store: Store, clock: Callable[[], datetime], shipper: Shipper) -> None:
+        super().__init__(store, clock=clock)
+        self._shipper = shipper
+
+    def set_hidden(self, name: str, hidden: bool) -> str | None:
+        key = super().set_hidden(name, hidden)
+        if key is not None:
+            self._shipper.players_changed()
+        return key

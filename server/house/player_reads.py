@@ -1,10 +1,19 @@
 """The house's questions about players: indexed aggregates over the rows the house derived
-(:mod:`server.house.players`), never a replay; and the house PIN holder's hides.
+(:mod:`server.house.players`), never a replay; and who hid them.
+
+A player is hidden from the house's public pages by either of two independent decisions: the
+house PIN holder's (``hidden_players``, set here) or the PIN holder of ANY member table server
+(``players_hidden_at_table``, migration 5, shipped by that server's shipper): hidden on a Pi,
+hidden at the house, as a record hidden at its table is. The house PIN holder still sees
+them, with ``hidden_at_tables`` naming those servers; showing a player at the house does not
+undo a Pi's hide (only that Pi's PIN holder does). As on a table server, a hide covers the
+players' pages, not the games: the board and the wall still name whoever played (a record is
+hidden by its own hide, which the Pis ship too).
 
 A player page is four small queries on one pooled connection, each bounded by the
 ``(player, ...)`` indexes of migration 3: the totals per game (an aggregate over the
 player's rows only), the best roll (the first entry of ``player_tables_by_roll``), the
-latest games (the first entries of ``player_tables_by_player``) and whether they are hidden.
+latest games (the first entries of ``player_tables_by_player``) and who hid them.
 """
 
 from __future__ import annotations
@@ -30,6 +39,26 @@ _ROW = (
     " p.decisions, p.given_away, p.luck, p.rounds, p.costly, p.house_name, m.url"
 )
 _FROM = "player_tables p JOIN members m ON m.house_name = p.house_name"
+
+
+@dataclass(frozen=True)
+class HouseListed(Listed):
+    """One line of the house's players list; ``hidden`` is the house PIN holder's hide,
+    ``hidden_at_tables`` the member table servers whose own PIN holder hid the player."""
+
+    hidden_at_tables: tuple[str, ...] = ()
+
+
+#: who hid the player ``p``: the house PIN holder, and which member table servers
+_HIDERS = (
+    "EXISTS (SELECT 1 FROM hidden_players h WHERE h.player = p.player),"
+    " ARRAY(SELECT a.house_name FROM players_hidden_at_table a WHERE a.player = p.player"
+    " ORDER BY a.house_name)"
+)
+_SHOWN = (
+    " WHERE NOT EXISTS (SELECT 1 FROM hidden_players h WHERE h.player = p.player)"
+    " AND NOT EXISTS (SELECT 1 FROM players_hidden_at_table a WHERE a.player = p.player)"
+)
 
 
 @dataclass(frozen=True)
@@ -60,7 +89,8 @@ class HousePlayerPage:
 
     key: str
     name: str
-    hidden: bool
+    hidden: bool  #: by the house PIN holder
+    hidden_at_tables: tuple[str, ...]  #: the member table servers whose PIN holder hid them
     all: Totals
     by_game: Mapping[str, Totals]
     best: HouseGame | None
@@ -83,34 +113,36 @@ class HousePlayerReads:
     def __init__(self, db: HouseDb) -> None:
         self._db = db
 
-    def listing(self, *, include_hidden: bool = False) -> list[Listed]:
-        """Every player, most finished games first; the name shown is their latest table's."""
-        shown = sql.SQL("" if include_hidden else " WHERE h.player IS NULL")
+    def listing(self, *, include_hidden: bool = False) -> list[HouseListed]:
+        """Every player, most finished games first; the name shown is their latest table's.
+        Without ``include_hidden`` (the house PIN holder's), nobody hidden by the house PIN
+        or at any member table server."""
         query = sql.SQL(
             "SELECT p.player,"
             " (array_agg(p.name ORDER BY p.at DESC, p.house_name, p.table_id))[1],"
-            " COUNT(*) FILTER (WHERE p.over), COUNT(*) FILTER (WHERE p.win),"
-            " h.player IS NOT NULL"
-            " FROM player_tables p LEFT JOIN hidden_players h ON h.player = p.player{}"
-            " GROUP BY p.player, h.player ORDER BY 3 DESC, 4 DESC, p.player"
-        ).format(shown)
+            f" COUNT(*) FILTER (WHERE p.over), COUNT(*) FILTER (WHERE p.win), {_HIDERS}"
+            " FROM player_tables p{} GROUP BY p.player ORDER BY 3 DESC, 4 DESC, p.player"
+        ).format(sql.SQL("" if include_hidden else _SHOWN))
         with self._db.connection() as conn:
             rows = conn.execute(query).fetchall()
-        return [Listed(r[0], r[1], int(r[2]), int(r[3]), bool(r[4])) for r in rows]
+        return [
+            HouseListed(r[0], r[1], int(r[2]), int(r[3]), bool(r[4]), tuple(r[5])) for r in rows
+        ]
 
     def page(
         self, name: str, *, pending: int = 0, include_hidden: bool = False
     ) -> HousePlayerPage | None:
-        """A player's page by any spelling of their name (``None``: nobody, or hidden)."""
+        """A player's page by any spelling of their name (``None``: nobody, or hidden by the
+        house PIN or at any member table server, unless ``include_hidden``)."""
         key = valid_key(name)
         if key is None:
             return None
         with self._db.connection() as conn:
-            hidden = (
-                conn.execute("SELECT 1 FROM hidden_players WHERE player = %s", (key,)).fetchone()
-                is not None
-            )
-            if hidden and not include_hidden:
+            who = conn.execute(
+                f"SELECT {_HIDERS} FROM (SELECT %s::text AS player) p", (key,)
+            ).fetchone()
+            hidden, hidden_at = (bool(who[0]), tuple(who[1])) if who else (False, ())
+            if (hidden or hidden_at) and not include_hidden:
                 return None
             totals = conn.execute(
                 "SELECT game, COUNT(*), COUNT(*) FILTER (WHERE over),"
@@ -143,7 +175,7 @@ class HousePlayerReads:
             total = add(total, t)
         games = tuple(_game(r) for r in latest)
         return HousePlayerPage(
-            key, games[0].row.name, hidden, total, by_game,
+            key, games[0].row.name, hidden, hidden_at, total, by_game,
             _game(best) if best is not None else None, games, pending,
         )  # fmt: skip
 

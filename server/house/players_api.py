@@ -3,7 +3,10 @@ public, hiding a player from the house pages needs the house PIN (:mod:`server.h
 
 The same figures and shape as a table server's ``/api/players`` (:mod:`server.players.api`),
 plus each game's ``house_name``, and links that go to the table's own scoreboard and photo
-on its Pi. A name in a URL is any spelling of the player's; a hidden player is a 404.
+on its Pi. A name in a URL is any spelling of the player's; a player hidden by the house PIN
+or at any member table server is a 404, except to the house PIN holder asking ``?hidden=1``
+(as the wall's ``/api/house/records?hidden=1``), who sees who hid them: ``hidden`` (the
+house) and ``hidden_at_tables`` (those table servers).
 """
 
 from __future__ import annotations
@@ -15,6 +18,7 @@ from werkzeug.exceptions import NotFound
 
 from server import bodies
 from server.house import guard
+from server.house.api import flag_arg
 from server.house.player_reads import HousePlayerPage
 from server.house.values import game_title
 from server.players.service import best_roll_json, game_json, totals_json
@@ -39,6 +43,7 @@ def page_json(page: HousePlayerPage) -> dict[str, Any]:
         "name": page.name,
         "key": page.key,
         "hidden": page.hidden,
+        "hidden_at_tables": list(page.hidden_at_tables),
         **totals_json(page.all),
         "best_roll": best,
         "by_game": {g: totals_json(t) for g, t in sorted(page.by_game.items())},
@@ -54,25 +59,39 @@ def find(name: str, *, include_hidden: bool = False) -> HousePlayerPage | None:
     )
 
 
+def _include_hidden() -> bool:
+    """``?hidden=1``: the house PIN holder's view, hidden players too (401 without the PIN)."""
+    wanted = flag_arg(request.args, "hidden")
+    if wanted:
+        guard.require_pin()
+    return wanted
+
+
 @bp.get("/players")
 def list_players() -> Response:
-    """Every player shown, most finished games first: ``name``, ``games``, ``wins``, ``url``."""
+    """Every player shown, most finished games first: ``name``, ``games``, ``wins``, ``url``,
+    ``hidden``, ``hidden_at_tables``; ``?hidden=1`` (house PIN) adds the hidden ones."""
+    hidden = _include_hidden()
     return jsonify(
         [
             {
                 "name": p.name,
                 "games": p.games,
                 "wins": p.wins,
-                "url": url_for("house_players_api.get_player", name=p.player),
+                "url": url_for(
+                    "house_players_api.get_player", name=p.player, hidden="1" if hidden else None
+                ),
+                "hidden": p.hidden,
+                "hidden_at_tables": list(p.hidden_at_tables),
             }
-            for p in guard.parts().player_reads.listing()
+            for p in guard.parts().player_reads.listing(include_hidden=hidden)
         ]
     )
 
 
 @bp.get("/players/<path:name>")
 def get_player(name: str) -> Response:
-    page = find(name)
+    page = find(name, include_hidden=_include_hidden())
     if page is None:
         raise NotFound(f"no player {name!r} in the house")
     return jsonify(page_json(page))

@@ -165,6 +165,20 @@ MIGRATIONS: tuple[tuple[str, ...], ...] = (
         )""",
         "CREATE INDEX sessions_expiry ON sessions (expires)",
     ),
+    (
+        # The players each table server's own PIN holder hid (its SQLite ``hidden_players``),
+        # by the player's key: that server's whole set, replaced by its shipper at every
+        # connection and after every hide or show there. A player listed here for ANY member
+        # is hidden from the house's public pages. Apart from ``hidden_players`` (the house
+        # PIN holder's own), so that neither side undoes the other's decision.
+        """CREATE TABLE players_hidden_at_table (
+            house_name TEXT NOT NULL REFERENCES members (house_name),
+            player TEXT NOT NULL,
+            at TIMESTAMPTZ NOT NULL DEFAULT now(),
+            PRIMARY KEY (house_name, player)
+        )""",
+        "CREATE INDEX players_hidden_at_table_by_player ON players_hidden_at_table (player)",
+    ),
 )
 
 SCHEMA_VERSION = len(MIGRATIONS)

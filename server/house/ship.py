@@ -1,5 +1,6 @@
-"""The SQL of a table server's side of the house: claiming its house name and shipping one
-table's events, line and records, each batch in one transaction.
+"""The SQL of a table server's side of the house: claiming its house name, shipping one
+table's events, line and records, each batch in one transaction, and its PIN holder's hidden
+players (the whole set).
 
 Pure functions over an open psycopg connection (autocommit on: every function opens its own
 transaction), so that the thread calling them (:mod:`server.house.shipper`) owns all timing
@@ -14,7 +15,7 @@ is refused instead of silently dropped.
 from __future__ import annotations
 
 import json
-from collections.abc import Mapping, Sequence
+from collections.abc import Collection, Mapping, Sequence
 from dataclasses import dataclass
 from datetime import datetime
 from typing import Any
@@ -181,6 +182,37 @@ def seen(conn: Conn, house_name: str, instance: str) -> None:
         )
     if held.rowcount != 1:
         raise ClaimLostError(f"the house no longer lists this server as {house_name!r}")
+
+
+def ship_hidden_players(
+    conn: Conn, house_name: str, instance: str, players: Collection[str]
+) -> bool:
+    """Make the house's copy of this server's hidden players exactly ``players`` (their
+    keys), in ONE transaction; whether it changed anything.
+
+    The whole set every time, not each hide as it happens: a set is a few keys, and a
+    replacement is idempotent, so shipping it twice, or again after a commit lost on the way
+    back, or after a house that was down, reset or restored, leaves the house holding the
+    table server's set and nothing else (a show made while the house was away included).
+    :class:`ClaimLostError` when the name is no longer ours."""
+    keys = sorted(set(players))
+    with conn.transaction():
+        held = conn.execute(  # FOR SHARE: no release between this check and the rows
+            "SELECT instance FROM members WHERE house_name = %s FOR SHARE", (house_name,)
+        ).fetchone()
+        if held is None or held[0] != instance:
+            raise ClaimLostError(f"the house no longer lists this server as {house_name!r}")
+        gone = conn.execute(
+            "DELETE FROM players_hidden_at_table WHERE house_name = %s"
+            " AND NOT (player = ANY(%s::text[]))",
+            (house_name, keys),
+        )
+        added = conn.execute(
+            "INSERT INTO players_hidden_at_table (house_name, player)"
+            " SELECT %s, unnest(%s::text[]) ON CONFLICT DO NOTHING",
+            (house_name, keys),
+        )
+    return gone.rowcount + added.rowcount > 0
 
 
 def _check_delivered(conn: Conn, key: tuple[str, str], events: Sequence[EventRow]) -> None:

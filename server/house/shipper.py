@@ -6,7 +6,9 @@ table's lock held: a set and an Event, no I/O). The thread then reads the table'
 its log after what the house holds (the store commits an event before the line shows it, so
 the events read always reach the line's seq), and ships them in batches through
 :mod:`server.house.ship`, the last batch with the line and the records when no event landed
-since they were read: a line never claims an event the house does not hold. A sweep at every
+since they were read: a line never claims an event the house does not hold. The PIN holder's
+hidden players are no table's: their whole set ships on its own, at every (re)connection and
+after every hide or show (:meth:`Shipper.players_changed`). A sweep at every
 (re)connection and every ``sweep_seconds`` compares each table with what the house holds, so
 nothing missed stays missed. Any failure closes the connection and the thread retries with
 back-off (``retry_min`` doubling to ``retry_max``, jittered, so that a bar of Pis does not
@@ -30,6 +32,7 @@ import psycopg
 from server.house import ship
 from server.house.migrate import HouseError, connect
 from server.house.ship import Batch, HouseHead, LogConflictError, NameTakenError
+from server.player_store import PlayerStore
 from server.rows import TableRow
 from server.store import Store
 from server.table_values import UnknownTableError
@@ -126,6 +129,7 @@ class Shipper:
     ) -> None:
         # Its own connection: with WAL, reading the logs never waits on a table's write.
         self._store = Store(store.path)
+        self._players = PlayerStore(self._store)
         self._tables = tables
         self.settings = settings
         self._instance = instance
@@ -136,6 +140,7 @@ class Shipper:
         self._stop = threading.Event()
         self._dirty: set[str] = set()
         self._forced: set[str] = set()  #: ship the line and records even if the seq is the same
+        self._hides_due = False  #: ship the set of hidden players (set at every connection)
         self._local = {str(s["table"]): int(s["seq"]) for s in tables.summaries()}
         self._house = self._load_acks()
         self._saved_at = self._now()
@@ -158,6 +163,13 @@ class Shipper:
                 self._local[table_id] = max(seq, self._local.get(table_id, 0))
             if records:
                 self._forced.add(table_id)
+        self._wake.set()
+
+    def players_changed(self) -> None:
+        """The PIN holder hid or showed a player: wake the thread to ship the set of hidden
+        players. Returns at once."""
+        with self._lock:
+            self._hides_due = True
         self._wake.set()
 
     def status(self) -> HouseStatus:
@@ -193,6 +205,7 @@ class Shipper:
                 if self._now() >= next_sweep:
                     self._sweep(conn)
                     next_sweep = self._now() + self.settings.sweep_seconds
+                self._ship_hides(conn)
                 more = self._pass(conn)
                 if self._now() - self._saved_at >= ACK_SAVE_SECONDS:
                     self._save_acks()
@@ -230,6 +243,7 @@ class Shipper:
             raise
         with self._lock:
             self._house = held
+            self._hides_due = True  # the house may have lost or missed a change meanwhile
             was = self._status
             self._status = replace(
                 was, online=True, offline_since=None, last_error=None, refused=None
@@ -250,6 +264,21 @@ class Shipper:
                 h = held.get(t)
                 if h is None or h.last_seq < seq or h.summary_seq is None or h.summary_seq < seq:
                     self._dirty.add(t)
+
+    def _ship_hides(self, conn: ship.Conn) -> None:
+        """The set of hidden players, whole, when due; a failure leaves it due (the thread
+        reconnects, and a connection makes it due anyway)."""
+        with self._lock:
+            if not self._hides_due:
+                return
+            self._hides_due = False  # before reading: a hide committed after the read re-sets it
+        try:
+            keys = self._players.hidden_keys()
+            ship.ship_hidden_players(conn, self.settings.house_name, self._instance, keys)
+        except BaseException:
+            with self._lock:
+                self._hides_due = True
+            raise
 
     def _pass(self, conn: ship.Conn) -> bool:
         """Ship every dirty table; whether more became dirty meanwhile."""

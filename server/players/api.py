@@ -34,10 +34,12 @@ def players(app: Flask | None = None) -> PlayerService:
     return found
 
 
-def init_app(app: Flask) -> PlayerService:
-    """Start the players' rows on ``app``'s tables and register the routes."""
+def init_app(app: Flask, service: PlayerService | None = None) -> PlayerService:
+    """Start the players' rows on ``app``'s tables and register the routes; ``service``: one
+    made by the app factory (with ``--house``, one that tells the shipper of hides)."""
     d = dicepad(app)
-    service = PlayerService(d.store, clock=d.config.clock)
+    if service is None:
+        service = PlayerService(d.store, clock=d.config.clock)
     service.attach(d.tables)
     app.extensions[EXTENSION] = service
     app.register_blueprint(bp)
