@@ -23,7 +23,7 @@ class DnnNet:
 
     runtime = "cv2.dnn"
 
-    def __init__(self, path: Path, inputs: Sequence[str]) -> None:
+    def __init__(self, path: Path, inputs: Sequence[str], first: str) -> None:
         classic = getattr(cv2.dnn, "ENGINE_CLASSIC", None)
         self.net = (
             cv2.dnn.readNetFromONNX(str(path))
@@ -31,11 +31,12 @@ class DnnNet:
             else cv2.dnn.readNetFromONNX(str(path), engine=classic)
         )
         self.inputs = tuple(inputs)
+        self.first = first  # the model's first output: a bare forward() gives dnn's last
 
     def run(self, *blobs: F32) -> F32:
         for name, blob in zip(self.inputs, blobs, strict=True):
             self.net.setInput(blob, name)
-        return np.asarray(self.net.forward(), np.float32)
+        return np.asarray(self.net.forward(self.first), np.float32)
 
 
 def ort_net(path: Path) -> Any:
@@ -57,7 +58,7 @@ def section_runtimes(photos: list[tuple[str, Path, np.ndarray]], rounds: int) ->
     }
     ort = {k: ort_net(p) for k, p in paths.items()}
     runtimes: dict[str, dict[str, Any]] = {
-        "cv2.dnn": {k: DnnNet(p, ort[k].inputs) for k, p in paths.items()},
+        "cv2.dnn": {k: DnnNet(p, ort[k].inputs, ort[k].outputs[0]) for k, p in paths.items()},
         "onnxruntime": ort,
     }
     # the inputs read_roll gives each network on these photos
