@@ -1,6 +1,7 @@
 """Shared fixtures: where ../shared is, and skipping dataset tests cleanly when absent; the
 server tests' app on a temporary SQLite data directory (:mod:`server_app`); a throwaway
-PostgreSQL cluster for the house tests (:mod:`pg_cluster`)."""
+PostgreSQL cluster for the house tests (:mod:`pg_cluster`), with two table servers shipping
+to a house and the house's own app."""
 
 from __future__ import annotations
 
@@ -83,3 +84,27 @@ def own_pg_cluster() -> Iterator[PgCluster]:
         _no_postgres(str(exc))
     yield cluster
     cluster.close()
+
+
+@pytest.fixture
+def pis(tmp_path: Path, house_url: str) -> Iterator[tuple[Flask, Flask]]:
+    """Two table servers shipping to the house: the front bar and the back room."""
+    from house_shipping import house_app
+
+    front = house_app(tmp_path / "front", house_url, "front-bar")
+    back = house_app(tmp_path / "back", house_url, "back-room")
+    yield front, back
+    dicepad(front).close()
+    dicepad(back).close()
+
+
+@pytest.fixture
+def house_client(house_url: str) -> Iterator[tuple[Flask, FlaskClient]]:
+    """The house's app on ``house_url`` and its test client."""
+    from test_house_server import make_app as make_house_app
+
+    from server.house.app import house
+
+    app = make_house_app(house_url)
+    yield app, app.test_client()
+    house(app).close()

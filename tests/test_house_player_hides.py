@@ -12,7 +12,6 @@ import os
 import subprocess
 import sys
 import time
-from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -36,23 +35,6 @@ from server.house.migrate import connect
 from server.services import dicepad
 
 REPO = Path(__file__).resolve().parent.parent
-
-
-@pytest.fixture
-def pis(tmp_path: Path, house_url: str) -> Iterator[tuple[Flask, Flask]]:
-    """Two table servers shipping to the house: the front bar and the back room."""
-    front = house_app(tmp_path / "front", house_url, "front-bar")
-    back = house_app(tmp_path / "back", house_url, "back-room")
-    yield front, back
-    dicepad(front).close()
-    dicepad(back).close()
-
-
-@pytest.fixture
-def house_client(house_url: str) -> Iterator[tuple[Flask, FlaskClient]]:
-    app = make_house_app(house_url)
-    yield app, app.test_client()
-    house(app).close()
 
 
 def public(client: FlaskClient) -> dict[str, Any]:

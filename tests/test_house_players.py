@@ -7,7 +7,6 @@ only the house PIN holder hides a player; names people typed stay text."""
 from __future__ import annotations
 
 from collections.abc import Iterator
-from pathlib import Path
 from typing import Any
 
 import psycopg
@@ -15,7 +14,7 @@ import pytest
 from flask import Flask
 from flask.testing import FlaskClient
 from house_fill import Event, add_member, add_table, ship
-from house_shipping import arrived, house_app
+from house_shipping import arrived
 from pg_cluster import wait_until
 from server_app import AUTH, json_of
 from test_house_server import EVIL, PIN, PIN_HEADER
@@ -24,7 +23,6 @@ from test_players import BANK_1000, BOLO_RULES, HELD_OUT, play, settled
 
 from server.house.app import house
 from server.house.migrate import connect
-from server.services import dicepad
 
 #: "ann " wins a Bolo game to 2000 at the back room: four aces, banked
 ANN_WINS: list[dict[str, Any]] = [
@@ -37,23 +35,6 @@ SUMMED = ("games", "wins", "tables", "turns", "blown", "rated_turns", "decisions
 
 def derived(app: Flask) -> None:
     assert house(app).players.wait(30), "the house's players' worker did not finish"
-
-
-@pytest.fixture
-def pis(tmp_path: Path, house_url: str) -> Iterator[tuple[Flask, Flask]]:
-    """Two table servers shipping to the house: the front bar and the back room."""
-    front = house_app(tmp_path / "front", house_url, "front-bar")
-    back = house_app(tmp_path / "back", house_url, "back-room")
-    yield front, back
-    dicepad(front).close()
-    dicepad(back).close()
-
-
-@pytest.fixture
-def house_client(house_url: str) -> Iterator[tuple[Flask, FlaskClient]]:
-    app = make_house_app(house_url)
-    yield app, app.test_client()
-    house(app).close()
 
 
 def _shipped(app: Flask, url: str, name: str, table: str) -> None:
