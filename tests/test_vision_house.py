@@ -128,6 +128,25 @@ def test_the_house_asks_about_a_value_it_is_sure_is_wrong_and_leaves_other_dice_
     assert overrule(given, None, None, floor=0.9) == given
 
 
+def test_the_house_leaves_whether_a_cut_is_a_die_to_the_value_network() -> None:
+    """A die asked about as unsure that the value network doubts is a die at all (a side face
+    seen at a slant, a key) stays asked, however sure the house is of a value other than 1 (a
+    logo ace, which the network rightly doubts, is the house's to read); a die it is sure of,
+    only unsure of its value, the house reads."""
+    from vision.trust import NOT_DIE
+
+    asked = Verdict(None, ((5, 0.92), (3, 0.04)), Why.UNSURE)
+    sure_5 = _guess([0.0, 0.0, 0.0, 0.0, 0.0, 0.999, 0.001])
+    assert overrule(asked, sure_5, None, floor=0.99, not_die=0.08) == asked
+    assert overrule(asked, sure_5, None, floor=0.99, not_die=NOT_DIE).value == 5
+    assert overrule(asked, sure_5, None, floor=0.99).value == 5  # no doubt given: as before
+    given = Verdict(4, ((4, 0.95), (5, 0.03)), Why.SURE)  # a value given is still doubted
+    assert overrule(given, sure_5, None, floor=0.99, not_die=0.08).why is Why.HOUSE_DOUBTS
+    sure_1 = _guess([0.0, 0.999, 0.0, 0.0, 0.0, 0.0, 0.001])  # a logo ace the house was taught
+    ace = Verdict(None, ((1, 0.6), (4, 0.2)), Why.UNSURE)
+    assert overrule(ace, sure_1, None, floor=0.99, not_die=0.7).value == 1
+
+
 def test_the_house_never_makes_a_pip_of_a_bigger_die_a_one() -> None:
     from vision.pipcount import PipCount
 

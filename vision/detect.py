@@ -124,7 +124,7 @@ def read_roll(
             alone=params.min_value_confidence,
             agreed=params.agreed_value_confidence,
         )
-        told = overrule(told, judgement, count, floor=floor)
+        told = overrule(told, judgement, count, floor=floor, not_die=die.guess.not_die)
         reading = DieReading(
             value=told.value,
             center_xy=die.candidate.center_xy,

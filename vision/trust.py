@@ -91,8 +91,27 @@ natural point, not fitted: with a third of a source taught, it asked 3 more of 7
 dice (nellbyler_d6) and caught one of its 4 wrong; matteop65_d6 unchanged."""
 
 
+NOT_DIE = 0.05
+"""A die the base reader asked about as unsure is given the house model's value only when the
+value network finds it this unlikely (or less) not to be a die centred in its cut: the house
+model knows the values of this house's dice, but whether a cut shows a die's top face at all
+stays the value network's call (the limit a faint locator peak must meet,
+``DetectorParams.faint_peak_not_die``, not fitted). Except a 1: a logo ace is the one face a
+network that never saw the logo rightly doubts is a die, and teaching it is what the house
+model is for (``vision.synth.logos``). A house taught nellbyler_d6 gave a 5 at
+0.999 to a matteop65_d6 die's side face at a slant (its top face missed), which the network
+had asked about at "not a die" 0.08: one photo of 274 silently wrong, none with this limit;
+with a third of each source taught, 86.2 -> 85.8 % and 92.0 -> 91.8 % of the rest right, one
+fewer photo silently wrong on nellbyler_d6 (``bench/house_vision.py``)."""
+
+
 def overrule(
-    told: Verdict, house: HouseGuess | None, count: PipCount | None, *, floor: float
+    told: Verdict,
+    house: HouseGuess | None,
+    count: PipCount | None,
+    *,
+    floor: float,
+    not_die: float = 0.0,
 ) -> Verdict:
     """``told`` as the house model (``vision.house``) changes it, for a die it may judge
     (``house.near``: like the dice it was taught; any other die keeps the base reader's
@@ -101,8 +120,10 @@ def overrule(
     model is sure is another asks, offering both; so does one it only doubts (:data:`DOUBT`).
     A lone pip engulfed by a die's body (``Why.PART``) stays asked: the house model, shown a
     cut centred on a pip, sees a 1 as surely as the value network does (held out of matteop65_d6,
-    30 photos taught: 4 of its 7 wrong dice were 2s given as 1 this way). At ``floor`` 1.0 it
-    changes nothing."""
+    30 photos taught: 4 of its 7 wrong dice were 2s given as 1 this way); so does a die asked as
+    unsure that the value network doubts is a die at all (``not_die`` over :data:`NOT_DIE`),
+    unless the house reads it as 1 (a logo ace).
+    At ``floor`` 1.0 it changes nothing."""
     if house is None or not house.near or house.best == 0 or floor >= 1.0:
         return told
     if not house.judges(floor):
@@ -113,6 +134,8 @@ def overrule(
     value = house.best
     if told.why is Why.PART and value == 1:
         return told  # the cut is centred on a pip of a bigger die: its house look is a 1 too
+    if told.why is Why.UNSURE and not_die > NOT_DIE and value != 1:
+        return told  # maybe no die's top face at all (a side face, a key): not the house's call
     counted = None if count is None else count.value
     if counted is not None and counted != value:
         return Verdict(None, _pair(house, counted), Why.DISAGREED)
