@@ -41,6 +41,13 @@ weights' start) read nellbyler_d6 83.1 / 0.70 and 83.3 / 0.78 % (5 photos silent
 alone, 1 as a fixed camera) and matteop65_d6 89.2 / 0 and 91.9 / 0 %: a point of right dice
 and a few wrong ones either way are the seed's.
 
+Twice the steps (``--steps 8000``, not yet shipped: the next value network to train), held
+out at seeds 0 and 1, each photo alone / as a fixed camera: nellbyler_d6 82.9 / 0.52 and 84.8
+/ 0.52 % alone (3 and 4 photos silently wrong, against 2 and 5 at 4000 steps: 4 is over the
+2 % target), 83.5 / 0.70 and 85.0 / 0.78 % fixed; matteop65_d6 90.2 / 0.24 and 91.5 / 0 %
+alone, 93.6 / 0.24 and 93.8 / 0 % fixed. Against the same seeds at 4000 steps, 1-2 points
+more dice right at both seeds on both sources, and no more wrong beyond the seeds' spread.
+
 Without ``--blocks`` the whole of Lite0 on the patch scaled to 64 px (4.6 M weights, five
 times the reading time: a teacher, not a reader): held out of nellbyler_d6, every die
 answered, 86.9 -> 91.4 % right and 7.1 -> 3.6 % wrong; with the reader that asks 82.1 % right
