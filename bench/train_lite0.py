@@ -221,6 +221,7 @@ def main() -> int:
     ap.add_argument("--side", type=int, default=SIDE, help="px the patch is scaled to")
     ap.add_argument("--seed", type=int, default=0)
     ap.add_argument("--synth-share", type=float, default=0.5, help="share of draws from renders")
+    ap.add_argument("--device", default="cpu", help="where the network trains: cpu, or cuda")
     args = ap.parse_args()
     sources = [s for s in args.sources.split(",") if s]
     if not sources or any(s not in DATASETS for s in sources):
@@ -239,7 +240,13 @@ def main() -> int:
 
     teacher = Teacher(blocks=args.blocks, side=args.side)
     tv.fit(
-        teacher, batch, args.steps, args.lr, functools.partial(tv.value_loss, hard=0.5), "teacher"
+        teacher,
+        batch,
+        args.steps,
+        args.lr,
+        functools.partial(tv.value_loss, hard=0.5),
+        "teacher",
+        args.device,
     )
     args.out.mkdir(parents=True, exist_ok=True)
     torch.save(teacher.state_dict(), args.out / TEACHER_FILE)
