@@ -187,36 +187,21 @@ def fit(
     evaluation mode for export. The batches are drawn on the CPU either way; on a GPU the next
     one is drawn while the network steps (one thread draws them in order, so the same seed
     draws the same batches), on the CPU in turn, as the two cores are busy stepping."""
-    if device != "cpu":
-        with ThreadPoolExecutor(1) as ahead:
-            queued = [ahead.submit(batches)]
-
-            def drawn() -> tuple[torch.Tensor, ...]:
-                got = queued.pop().result()
-                queued.append(ahead.submit(batches))
-                return got
-
-            _steps(model, drawn, steps, lr, loss_fn, log, device)
-    else:
-        _steps(model, batches, steps, lr, loss_fn, log, device)
-
-
-def _steps(
-    model: nn.Module,
-    batches: Callable[[], tuple[torch.Tensor, ...]],
-    steps: int,
-    lr: float,
-    loss_fn: Callable[..., torch.Tensor],
-    log: str,
-    device: str,
-) -> None:
     model.to(device)
     opt = torch.optim.AdamW(model.parameters(), lr=lr, weight_decay=1e-4)
     sched = torch.optim.lr_scheduler.OneCycleLR(opt, max_lr=lr, total_steps=steps, pct_start=0.15)
     model.train()
     t0, running = time.time(), 0.0
+    ahead = ThreadPoolExecutor(1)
+    queued = [ahead.submit(batches)] if device != "cpu" else []
     for step in range(steps):
-        inputs = [t.to(device) for t in batches()]
+        if queued:  # the next batch is drawn while this one steps
+            drawn = queued.pop().result()
+            if step + 1 < steps:
+                queued.append(ahead.submit(batches))
+        else:
+            drawn = batches()
+        inputs = [t.to(device) for t in drawn]
         loss = loss_fn(model(inputs[0]), *inputs[1:])
         opt.zero_grad()
         loss.backward()
@@ -227,5 +212,6 @@ def _steps(
             print(
                 f"{log} step {step}/{steps} loss {running:.4f} {time.time() - t0:.0f}s", flush=True
             )
+    ahead.shutdown()
     model.to("cpu")
     model.eval()
