@@ -35,7 +35,7 @@ from vision.house.learn import (
     learning_params,
     parse_labels,
 )
-from vision.house.model import FLOORS, L2S, cross_fit, fitted_floor, look
+from vision.house.model import FLOORS, L2S, cross_fit, fit_arrays, fitted_floor, look
 from vision.house.views import die_view
 from vision.nets import ModelDamagedError, Net, embed, load_nets, to_blob
 from vision.params import DetectorParams
@@ -372,6 +372,20 @@ def test_the_model_carries_the_held_back_figure_its_floor_was_chosen_by() -> Non
     assert held_back(house, net, model=model) == worked_out
     assert worked_out is not None
     assert (worked_out.right, worked_out.wrong, worked_out.asked) == model.held
+
+
+def test_a_stiff_head_penalty_shrinks_the_head_rather_than_blowing_it_up() -> None:
+    """Momentum descent at the house's step diverges once the penalty nears 7 (overflow, then
+    NaN weights: a warning, an error here); the step shrinks with it instead."""
+    house, net = _taught()
+    logits, emb = look(net, [e.view for e in house.examples])
+    values = np.array([e.value for e in house.examples])
+    weights = {
+        l2: fit_arrays(logits, emb, values, network="n", digest="d", l2=l2).weights
+        for l2 in (L2S[0], 30.0)
+    }
+    assert np.isfinite(weights[30.0]).all()
+    assert np.abs(weights[30.0]).max() < np.abs(weights[L2S[0]]).max()
 
 
 def test_the_head_fitted_is_the_one_whose_held_back_fits_read_the_most_dice_right() -> None:
