@@ -1,7 +1,9 @@
 """Camera faults: stalls, errors, garbage, a camera that vanishes and comes back, no camera.
 
 Everything runs on the fake clock (minutes of trouble in milliseconds) through the first-class
-fault injector, except one short real-time test that proves the same on the real clock.
+fault injector, except short real-time tests that prove the same on the real clock. The rig
+is :mod:`hardware_faults_rig`; the fault plan is in ``test_hardware_faults_plan.py``, the
+back-off in ``test_hardware_faults_backoff.py``.
 """
 
 from __future__ import annotations
@@ -10,130 +12,16 @@ import time
 from collections.abc import Callable
 from pathlib import Path
 
-import cv2
 import numpy as np
 import pytest
-from hypothesis import given
-from hypothesis import strategies as st
+from hardware_faults_rig import Recorder, images, pump, supervise
 
 from hardware.clock import ManualClock, MonotonicClock
-from hardware.faulty import GARBAGE_KINDS, Fault, FaultKind, FaultPlan, FaultySource, parse_faults
+from hardware.faulty import FaultPlan, FaultySource
 from hardware.files import FilesSource
-from hardware.frames import (
-    CameraFailedError,
-    CameraUnavailableError,
-    Frame,
-    FrameSource,
-    frame_problem,
-)
+from hardware.frames import CameraUnavailableError, Frame, FrameSource
 from hardware.sources import SourceOpener
 from hardware.supervisor import Backoff, CameraState, CameraStatus, CameraSupervisor
-
-
-def images(folder: Path, n: int = 5) -> Path:
-    folder.mkdir(parents=True, exist_ok=True)
-    for i in range(n):
-        img = np.full((48, 64, 3), 60 + 20 * i, np.uint8)
-        cv2.imwrite(str(folder / f"{i:03d}.png"), img)
-    return folder
-
-
-class Recorder:
-    """Collects every status the supervisor publishes."""
-
-    def __init__(self) -> None:
-        self.seen: list[CameraStatus] = []
-
-    def __call__(self, status: CameraStatus) -> None:
-        self.seen.append(status)
-
-    @property
-    def main(self) -> list[CameraStatus]:
-        """The statuses after start-up (STARTING, "opened, waiting for frames", left out)."""
-        return [s for s in self.seen if s.state is not CameraState.STARTING]
-
-    @property
-    def states(self) -> list[CameraState]:
-        return [s.state for s in self.main]
-
-
-def supervise(
-    tmp_path: Path, plan: str, clock: ManualClock, **kw: object
-) -> tuple[CameraSupervisor, Recorder, SourceOpener]:
-    folder = images(tmp_path / "imgs")
-    opener = SourceOpener(f"faulty:{plan}:files:{folder}?fps=30", clock=clock)
-    rec = Recorder()
-    sup = CameraSupervisor(opener, clock=clock, on_status=rec, **kw)  # type: ignore[arg-type]
-    return sup, rec, opener
-
-
-def pump(sup: CameraSupervisor, seconds: float, clock: ManualClock) -> list[Frame]:
-    """Read for ``seconds`` of (fake) time; every read must return close to its timeout."""
-    frames = []
-    end = clock.now() + seconds
-    while clock.now() < end:
-        before = clock.now()
-        frame = sup.read(0.2)
-        assert clock.now() - before <= 0.2 + 0.05
-        if frame is not None:
-            assert frame_problem(frame) is None
-            frames.append(frame)
-    return frames
-
-
-# -- the fault plan -----------------------------------------------------------------------------
-
-
-def test_fault_grammar() -> None:
-    faults = parse_faults("stall@3s, stall@10+2s,raise@20,garbage@5+4,vanish@1.5s+3s")
-    assert faults == (
-        Fault(FaultKind.STALL, at_s=3.0),
-        Fault(FaultKind.STALL, at_frame=10, duration_s=2.0),
-        Fault(FaultKind.RAISE, at_frame=20),
-        Fault(FaultKind.GARBAGE, at_frame=5, count=4),
-        Fault(FaultKind.VANISH, at_s=1.5, duration_s=3.0),
-    )
-    assert str(FaultPlan(faults)) == "stall@3s,stall@10+2s,raise@20,garbage@5+4,vanish@1.5s+3s"
-
-
-@pytest.mark.parametrize(
-    "text",
-    ["", "boom@3", "stall", "stall@x", "vanish@3", "raise@3+2s", "garbage@3+1s", "stall@2.5"],
-)
-def test_bad_fault_plans_are_rejected(text: str) -> None:
-    with pytest.raises(ValueError, match=r"fault|vanish|empty"):
-        parse_faults(text)
-
-
-def test_garbage_cycles_through_every_kind(tmp_path: Path) -> None:
-    clock = ManualClock()
-    plan = FaultPlan("garbage@2+5", clock=clock)
-    with FaultySource(FilesSource(images(tmp_path), fps=None, clock=clock), plan) as src:
-        frames: list[object] = [src.read(1.0) for _ in range(8)]
-    problems = [frame_problem(f) for f in frames]
-    assert problems[:2] == [None, None]
-    assert problems[7] is None
-    bad = problems[2:7]
-    assert all(p is not None for p in bad)
-    assert "all black" in bad[0]  # type: ignore[operator]
-    assert len(set(bad)) == len(GARBAGE_KINDS)
-
-
-def test_faults_due_with_a_raise_are_not_lost(tmp_path: Path) -> None:
-    """A raise due at the same time as other faults used to return before applying them, and
-    ``due()`` had already marked them fired: ``raise@3,garbage@3+2`` gave no garbage."""
-    clock = ManualClock()
-    plan = FaultPlan("raise@3,garbage@3+2,vanish@3+4s", clock=clock)
-    with FaultySource(FilesSource(images(tmp_path), fps=None, clock=clock), plan) as src:
-        for _ in range(3):
-            assert frame_problem(src.read(1.0)) is None
-        with pytest.raises(CameraFailedError, match="raise@3"):
-            src.read(1.0)
-    assert plan.garbage_left == 2
-    assert plan.vanished() == pytest.approx(4.0)
-
-
-# -- the supervisor -----------------------------------------------------------------------------
 
 
 def test_healthy_camera_goes_live_and_numbers_frames(tmp_path: Path) -> None:
@@ -359,11 +247,6 @@ def test_a_silent_camera_after_a_garbage_one_is_reported_as_silent(tmp_path: Pat
     assert "no camera (no frames for 5 s)" in failures[1]
 
 
-def test_backoff_delays() -> None:
-    b = Backoff(0.5, 2.0, 30.0)
-    assert [b.delay(n) for n in range(9)] == [0, 0.5, 1, 2, 4, 8, 16, 30, 30]
-
-
 def test_unavailable_opener_error_is_reported_verbatim() -> None:
     clock = ManualClock()
 
@@ -411,99 +294,3 @@ def test_close_from_another_thread_ends_a_blocked_read(tmp_path: Path) -> None:
     assert not reader.is_alive()
     assert result == [None]
     assert sup.status.state is CameraState.CLOSED
-
-
-faults = st.one_of(
-    st.builds(
-        Fault,
-        st.sampled_from([FaultKind.STALL, FaultKind.RAISE, FaultKind.GARBAGE, FaultKind.FREEZE]),
-        at_frame=st.integers(0, 10_000),
-    ),
-    st.builds(
-        Fault,
-        st.sampled_from([FaultKind.STALL, FaultKind.VANISH, FaultKind.FREEZE]),
-        at_s=st.integers(0, 3600).map(float),
-        duration_s=st.integers(1, 600).map(float),
-    ),
-    st.builds(
-        Fault, st.just(FaultKind.GARBAGE), at_frame=st.integers(0, 99), count=st.integers(1, 500)
-    ),
-)
-
-
-@given(st.lists(faults, min_size=1, max_size=6))
-def test_fault_plans_round_trip_through_text(plan: list[Fault]) -> None:
-    assert parse_faults(",".join(str(f) for f in plan)) == tuple(plan)
-
-
-@given(st.floats(0.01, 5.0), st.floats(1.0, 4.0), st.floats(0.5, 120.0))
-def test_backoff_grows_and_is_capped(initial: float, factor: float, maximum: float) -> None:
-    b = Backoff(initial, factor, maximum)
-    delays = [b.delay(n) for n in range(1, 40)]
-    assert delays == sorted(delays)
-    assert max(delays) <= max(maximum, initial)
-    assert delays[0] == pytest.approx(min(initial, maximum))
-
-
-# H4 -- supervisor.py: back-off starts again from its first step once the camera has stayed
-# back (Backoff.stable); a camera that fails again before that goes on where it was
-
-
-def test_a_second_outage_after_a_stable_spell_starts_the_back_off_afresh(tmp_path: Path) -> None:
-    clock = ManualClock()
-    backoff = Backoff(0.5, 2.0, 30.0, stable=2.0)
-    sup, rec, _ = supervise(tmp_path, "raise@10,raise@100", clock, backoff=backoff)
-    pump(sup, 6.0, clock)
-    assert rec.states == [
-        CameraState.LIVE,
-        CameraState.OFFLINE,
-        CameraState.LIVE,
-        CameraState.OFFLINE,
-        CameraState.LIVE,
-    ]
-    back, second = rec.main[2], rec.main[3]
-    assert second.since - back.since > backoff.stable  # live ~3 s: the first outage is over
-    assert second.failures == 1
-    assert rec.main[4].since - second.since == pytest.approx(0.5, abs=0.1)
-
-
-def test_a_flapping_camera_keeps_backing_off(tmp_path: Path) -> None:
-    """A loose cable: the camera comes back for a moment and fails again. Each failure used to
-    start the back-off afresh, so it was retried every 0.5 s, with a warning each time."""
-    clock = ManualClock()
-    sup, rec, _ = supervise(tmp_path, "raise@10,raise@100", clock)  # stable: 60 s
-    pump(sup, 6.0, clock)
-    assert rec.states[:4] == [
-        CameraState.LIVE,
-        CameraState.OFFLINE,
-        CameraState.LIVE,
-        CameraState.OFFLINE,
-    ]
-    first, second = rec.main[1], rec.main[3]
-    assert (first.failures, second.failures) == (1, 2)
-    assert first.retry_at is not None
-    assert second.retry_at is not None
-    assert first.retry_at - first.since == pytest.approx(0.5)
-    assert second.retry_at - second.since == pytest.approx(1.0)
-
-
-def test_a_camera_away_all_night_keeps_its_back_off() -> None:
-    """``factor ** failures`` overflowed a float after ~1024 failures (8.5 h of 30 s retries):
-    every read then raised and the camera was reopened on every loop turn, without back-off."""
-    assert Backoff(0.5, 2.0, 30.0).delay(5000) == 30.0
-    clock = ManualClock()
-    opened: list[float] = []
-
-    def gone() -> FrameSource:
-        opened.append(clock.now())
-        raise CameraUnavailableError("no Raspberry Pi camera 0: Camera(s) not found")
-
-    sup = CameraSupervisor(gone, clock=clock)
-    while len(opened) < 1100:  # a night of attempts (fake time)
-        assert sup.read(30.0) is None
-    start = len(opened)
-    for _ in range(200):  # 100 s more of the pad loop's reads
-        assert sup.read(0.5) is None
-    assert len(opened) - start <= 4  # still one attempt per 30 s
-    assert sup.status.failures >= 1100
-    assert sup.status.retry_at == pytest.approx(opened[-1] + 30.0)
