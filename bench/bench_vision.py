@@ -401,6 +401,8 @@ def _typed(defaults: object, field: str, text: str, name: str) -> object:
     if field not in {f.name for f in dataclasses.fields(defaults)}:  # type: ignore[arg-type]
         raise SystemExit(f"--set: unknown parameter {name!r}")
     kind = type(getattr(defaults, field))
+    if kind is tuple:  # numbers, comma-separated ("" for none)
+        return tuple(float(x) for x in text.split(",") if x.strip())
     if kind is bool:
         if text.lower() not in ("true", "false", "1", "0"):
             raise SystemExit(f"--set {name}: true or false, got {text!r}")

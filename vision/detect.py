@@ -26,7 +26,7 @@ from vision.nets import U8, Nets, load_nets
 from vision.params import DetectorParams
 from vision.pipcount import PipCount, count_all
 from vision.reading import DieFlag, DieReading, FaceSize, Pad, Reading
-from vision.relook import recentred, undersized, unsure_ones
+from vision.relook import recentred, seen_whole, undersized, unsure_ones
 from vision.trust import Why, overrule, verdict
 
 _DEFAULT = DetectorParams()
@@ -116,6 +116,7 @@ def read_roll(
         counts = list(
             count_all(image, [(d.candidate.center_xy, d.side_px, d.angle_deg) for d in dice])
         )
+        counts = _whole_ones(image, dice, counts, nets, params)
     readings = []
     for die, judgement, count in zip(dice, judged, counts, strict=True):
         told = verdict(
@@ -145,6 +146,34 @@ def read_roll(
     readings.sort(key=lambda d: (d.center_xy[1], d.center_xy[0]))
     h, w = image.shape[:2]
     return Reading(tuple(readings), (w, h), located_px)
+
+
+def _whole_ones(
+    image: U8,
+    dice: Sequence[DieGeometry],
+    counts: list[PipCount | None],
+    nets: Nets,
+    params: DetectorParams,
+) -> list[PipCount | None]:
+    """``counts`` with each engulfed lone pip read as 1 that holds seen whole
+    (``vision.relook.seen_whole``) counted as a clean 1."""
+    which = [
+        i
+        for i, (d, c) in enumerate(zip(dice, counts, strict=True))
+        if c is not None and c.engulfed and d.guess.value == 1
+    ]
+    if not which:
+        return counts
+    with nets.lock:
+        whole = seen_whole(
+            image, [(dice[i].candidate, dice[i].angle_deg) for i in which], nets, params
+        )
+    out = list(counts)
+    for i, ok in zip(which, whole, strict=True):
+        count = out[i]
+        if ok and count is not None:
+            out[i] = replace(count, value=1, engulfed=False)
+    return out
 
 
 def _located(

@@ -151,6 +151,15 @@ class DetectorParams:
     undersized_step: float = 0.25
     """How far those looks move the cut from the located centre, in face sides."""
 
+    whole_scales: tuple[float, ...] = (1.3, 1.6)
+    """A 1 whose lone pip the pip count finds engulfed in the body's colour (a pip of a bigger
+    die, or a real 1 the locator sized small) is read again in cuts this many times its located
+    size (``vision.relook.seen_whole``); it keeps its 1 when every look reads 1 at
+    ``value_sure`` or more, a die at ``whole_not_die`` or less (``()``: it is always asked)."""
+
+    whole_not_die: float = 0.1
+    """The "not a die" probability (0-1) each of those looks may have at most."""
+
     value_views: int = 4
     """How many turns (1, 2 or 4; by 90 degrees) of an unsure patch the value network sees;
     their probabilities are averaged. More views cost classifier time in proportion."""
@@ -263,6 +272,7 @@ class DetectorParams:
             "ones_unsure",
             "relook_accept",
             "recentre_not_die",
+            "whole_not_die",
         ):
             value = getattr(self, name)
             if not 0.0 <= value <= 1.0:
@@ -287,6 +297,8 @@ class DetectorParams:
                 "undersized must be within 0..1 (below 1) and undersized_step 0..0.5 sides, got "
                 f"{self.undersized} and {self.undersized_step}"
             )
+        if not all(1.0 < s <= 3.0 for s in self.whole_scales):
+            raise ValueError(f"whole_scales must be within (1, 3], got {self.whole_scales}")
         if not all(0.0 < s <= 0.5 for s in self.relook_shifts):
             raise ValueError(
                 f"relook_shifts must be within (0, 0.5] sides, got {self.relook_shifts}"

@@ -278,3 +278,48 @@ def undersized(
         ):
             out[i] = g
     return out
+
+
+def seen_whole(
+    image: U8,
+    dice: Sequence[tuple[Candidate, float]],
+    nets: Nets,
+    params: DetectorParams,
+) -> list[bool]:
+    """For each ``(candidate, face turn)`` of a die read as 1 whose lone pip the pip count
+    found engulfed in the body's colour (``PipCount.engulfed``): whether the 1 holds when the
+    die is seen whole -- the value network, shown cuts ``DetectorParams.whole_scales`` times
+    the located size around the same centre, reads 1 in every one at ``value_sure`` or more,
+    all but sure each is a die (``whole_not_die``).
+
+    Why: the engulfed test asks about any 1 whose body colour runs on past the located face,
+    which is what a pip of a bigger die taken for a die looks like -- and also what a real 1
+    looks like when the locator sized it small (a third of the 1s on one photo source nobody
+    trained on). A bigger cut settles it: around a pip of a 2 or a 4 it takes in the die's
+    other pips, off its centre, and reads them (or "not a die"); around a real 1 it still
+    shows one pip in the middle of one face."""
+    if not dice or not params.whole_scales:
+        return [False] * len(dice)
+    patches = [
+        cut_die(
+            image,
+            c.center_xy,
+            c.size_px * scale * params.crop_scale,
+            params.crop_px,
+            turned=params.turned_patches,
+            margin=params.turned_margin,
+            angle_deg=angle,
+        ).view
+        for c, angle in dice
+        for scale in params.whole_scales
+    ]
+    looks = classify(nets.value, patches, views=params.relook_views, sure=params.value_sure)
+    k = len(params.whole_scales)
+    sure, not_die = params.value_sure, params.whole_not_die
+    return [
+        all(
+            g.value == 1 and g.probability >= sure and g.not_die <= not_die
+            for g in looks[n * k : (n + 1) * k]
+        )
+        for n in range(len(dice))
+    ]
