@@ -16,7 +16,8 @@ A clean count that disagrees always asks, whatever the network says; its value i
 the die's ``candidates`` for the one-tap answer. So does a lone pip whose "face" goes on past
 the located size in the body's colour (``PipCount.engulfed``): a locator that never saw dice
 this big takes their pips for dice (a 2 read as a sure 1, held out of a source: 42 of its 48
-wrong dice).
+wrong dice) -- unless the 1 holds seen whole (``vision.relook.seen_whole``: a real 1 the locator
+sized small looks engulfed too), when the reader counts it a clean 1.
 """
 
 from __future__ import annotations
