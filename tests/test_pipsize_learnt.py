@@ -93,11 +93,13 @@ def test_a_die_carried_to_the_pads_centre_and_back_keeps_its_size() -> None:
                     reason="known gap since the 8-bit networks: the locator sizes this die 1.5 %"
                     " smaller, over a face it already sizes 1.4x large, and its pips' fit and"
                     " moment then disagree past pipsize._AGREE: the face is not measured, so"
-                    " the learnt size cannot judge it (the 32-bit locator's size let it)",
+                    " the learnt size cannot judge it (the 32-bit locator's size let it; the"
+                    " locator trained 9000 steps does for a 5)",
                 ),
             )
-            for v in (4, 5)
+            for v in (4,)
         ),
+        5,
     ],
 )
 def test_a_lone_die_on_another_is_told_by_the_pads_learnt_flat_size(value: int) -> None:

@@ -70,22 +70,7 @@ def test_nothing_extra_on_drawn_scenes(
     assert len(reading.dice) == len(truth)
 
 
-@pytest.mark.parametrize(
-    ("body", "pip", "side", "colour"),
-    [
-        pytest.param(
-            *SCENES[0],
-            marks=pytest.mark.xfail(
-                strict=True,
-                reason="known gap: the locator's extent runs ~1.3x large on flat drawn dice with"
-                " no side faces (its photo labels box side faces and shadow too); one white die"
-                " here is 36 % over",
-            ),
-        ),
-        SCENES[1],
-        SCENES[2],
-    ],
-)
+@pytest.mark.parametrize(("body", "pip", "side", "colour"), SCENES)
 def test_size_of_drawn_dice(
     body: tuple[int, int, int], pip: tuple[int, int, int], side: float, colour: str
 ) -> None:
@@ -95,18 +80,21 @@ def test_size_of_drawn_dice(
 
 
 def test_the_locator_shown_dice_at_its_trained_size_measures_them_right() -> None:
-    """The white dice of 44 px (the gap above): looked for at 320 px one is sized 36 % over;
-    a fixed camera that knows its dice's size (``die_px``) shows them to the locator at the
-    size it was trained at, and every die is sized within 30 %. (Read on its own, the photo's
-    dice are within the locator's trained range, so ``locator_rescale_tolerance`` spares it
-    the second look.) The locator's size sets the cuts the value network and pips read."""
+    """The white dice of 44 px: a fixed camera that knows its dice's size (``die_px``) shows
+    them to the locator at the size it was trained at -- another scale than the first look's
+    320 px, so other sizes -- and every die is sized within 30 %, as at 320 px. (Read on its
+    own, the photo's dice are within the locator's trained range, so
+    ``locator_rescale_tolerance`` spares it the second look. The locator trained 3000 steps
+    sized one of these dice 36 % over at 320 px.) The locator's size sets the cuts the value
+    network and pips read."""
     img, _ = _scene(*SCENES[0][:3])
     first = read_roll(img)
     assert first.located_die_px is not None
-    assert max(d.size_px / 44 for d in first.dice) > 1.3
+    assert all(0.7 < d.size_px / 44 < 1.3 for d in first.dice)
     fixed = read_roll(img, die_px=first.located_die_px)
     assert len(fixed.dice) == 6
     assert all(0.7 < d.size_px / 44 < 1.3 for d in fixed.dice)
+    assert [d.size_px for d in fixed.dice] != [d.size_px for d in first.dice]
     unscaled = read_roll(
         img, die_px=first.located_die_px, params=DetectorParams(locator_rescale=False)
     )
@@ -262,7 +250,7 @@ def test_a_die_the_locator_is_sure_of_is_read_though_the_value_network_hesitates
     test read before, the value network on ImageNet's Lite0 no longer hesitates over.)"""
     from vision import synth
 
-    rng = np.random.default_rng(82)
+    rng = np.random.default_rng(326)
     shot = synth.render_wide(synth.wide_scene(rng, size=(640, 480)), size=(640, 480), rng=rng)
     ones = [t for t in shot.truth.dice if t.value == 1 and t.visible > 0.9]
 
