@@ -217,3 +217,29 @@ def test_names_are_escaped_and_links_stay_on_http(
         assert "javascript:" not in html, path
     assert client.get("/players/nobody%00").status_code == 404
     assert client.get("/api/house/players/nobody").get_json()["error"] == "not_found"
+
+
+def test_a_player_not_derived_yet_is_said_to_be_on_the_way(
+    house_client: tuple[Flask, FlaskClient],
+) -> None:
+    """A player whose first game just ended has no rows until the worker derives its table:
+    while it has tables to work out, the 404 says the house is still at it (and names are
+    escaped in it); with nothing pending it is a plain "nobody"."""
+    app, client = house_client
+    derived(app)
+    evil = "<b>Zed</b>"
+    plain = client.get(f"/players/{evil}").get_data(as_text=True)
+    assert "has played in this house" in plain
+    assert "still working out" not in plain
+    workers = house(app).players
+    workers.stop()  # held, so the table below stays to be worked out
+    workers.queue([("front-bar", "t-1")])
+    page = client.get(f"/players/{evil}")
+    assert page.status_code == 404
+    html = page.get_data(as_text=True)
+    assert "still working out 1 table." in html
+    assert evil not in html
+    assert "&lt;b&gt;Zed&lt;/b&gt;" in html
+    api = client.get("/api/house/players/Zed")
+    assert api.status_code == 404
+    assert "yet: still working out 1 table" in api.get_json()["message"]

@@ -59,6 +59,17 @@ def find(name: str, *, include_hidden: bool = False) -> HousePlayerPage | None:
     )
 
 
+def not_yet(name: str) -> str:
+    """Why ``name`` has no page: nobody of that name, or not yet -- the worker derives a
+    table's rows after its batch ships, so a player whose first game just ended is known a
+    moment later (the page says so instead of a bare "nobody")."""
+    pending = guard.parts().players.pending()
+    if not pending:
+        return f"no player {name!r} in the house"
+    tables = "table" if pending == 1 else "tables"
+    return f"no player {name!r} in the house yet: still working out {pending} {tables}"
+
+
 def _include_hidden() -> bool:
     """``?hidden=1``: the house PIN holder's view, hidden players too (401 without the PIN)."""
     wanted = flag_arg(request.args, "hidden")
@@ -93,7 +104,7 @@ def list_players() -> Response:
 def get_player(name: str) -> Response:
     page = find(name, include_hidden=_include_hidden())
     if page is None:
-        raise NotFound(f"no player {name!r} in the house")
+        raise NotFound(not_yet(name))
     return jsonify(page_json(page))
 
 

@@ -24,11 +24,15 @@ CHART_GAMES = 5  #: the latest games drawn on a player's chart
 
 
 def _missing(name: str) -> Response:
-    html = render_template(
-        "house_error.html",
-        title="No such player",
-        message=f"Nobody called {name!r} has played in this house.",
-    )
+    message = f"Nobody called {name!r} has played in this house."
+    pending = guard.parts().players.pending()
+    if pending:  # a game that just ended is derived a moment after its batch ships
+        tables = "table" if pending == 1 else "tables"
+        message = (
+            f"Nobody called {name!r} is known to this house yet: it is still working out"
+            f" {pending} {tables}. A game that has just ended shows here when that is done."
+        )
+    html = render_template("house_error.html", title="No such player", message=message)
     return make_response(html, 404)
 
 
