@@ -59,15 +59,22 @@ def find(name: str, *, include_hidden: bool = False) -> HousePlayerPage | None:
     )
 
 
-def not_yet(name: str) -> str:
-    """Why ``name`` has no page: nobody of that name, or not yet -- the worker derives a
-    table's rows after its batch ships, so a player whose first game just ended is known a
-    moment later (the page says so instead of a bare "nobody")."""
+def working_out() -> str | None:
+    """The words "still working out N tables" while the worker has tables to derive, else None: the
+    worker derives a table's rows after its batch ships, so a player whose first game just
+    ended is known a moment later, and a page that finds nobody says so."""
     pending = guard.parts().players.pending()
     if not pending:
+        return None
+    return f"still working out {pending} {'table' if pending == 1 else 'tables'}"
+
+
+def not_yet(name: str) -> str:
+    """Why ``name`` has no page: nobody of that name, or not yet (:func:`working_out`)."""
+    busy = working_out()
+    if busy is None:
         return f"no player {name!r} in the house"
-    tables = "table" if pending == 1 else "tables"
-    return f"no player {name!r} in the house yet: still working out {pending} {tables}"
+    return f"no player {name!r} in the house yet: {busy}"
 
 
 def _include_hidden() -> bool:

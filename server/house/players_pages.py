@@ -13,7 +13,7 @@ from flask import Blueprint, make_response, redirect, render_template, request, 
 from werkzeug.wrappers import Response
 
 from server.house import guard
-from server.house.players_api import find, page_json
+from server.house.players_api import find, page_json, working_out
 from server.house.values import game_title
 from server.pages import chart
 from server.players.series import ScoreChart, Series
@@ -25,12 +25,11 @@ CHART_GAMES = 5  #: the latest games drawn on a player's chart
 
 def _missing(name: str) -> Response:
     message = f"Nobody called {name!r} has played in this house."
-    pending = guard.parts().players.pending()
-    if pending:  # a game that just ended is derived a moment after its batch ships
-        tables = "table" if pending == 1 else "tables"
+    busy = working_out()
+    if busy is not None:  # a game that just ended is derived a moment after its batch ships
         message = (
-            f"Nobody called {name!r} is known to this house yet: it is still working out"
-            f" {pending} {tables}. A game that has just ended shows here when that is done."
+            f"Nobody called {name!r} is known to this house yet: it is {busy}. A game that"
+            " has just ended shows here when that is done."
         )
     html = render_template("house_error.html", title="No such player", message=message)
     return make_response(html, 404)
