@@ -80,14 +80,22 @@ def _shifted_view(
     ``direction`` of its face (turned as the first cut found it)."""
     side = face_side(candidate.size_px, cut.angle_deg)
     centre = shifted_centre(candidate.center_xy, side, cut.angle_deg, direction, shift)
+    return _view(image, centre, candidate.size_px, cut.angle_deg, params)
+
+
+def _view(
+    image: U8, centre: Point, extent_px: float, angle_deg: float, params: DetectorParams
+) -> U8:
+    """The value network's patch of a die of axis-aligned ``extent_px`` at ``centre``, its face
+    turned ``angle_deg``, cut as the reader's first look cuts it."""
     return cut_die(
         image,
         centre,
-        candidate.size_px * params.crop_scale,
+        extent_px * params.crop_scale,
         params.crop_px,
         turned=params.turned_patches,
         margin=params.turned_margin,
-        angle_deg=cut.angle_deg,
+        angle_deg=angle_deg,
     ).view
 
 
@@ -247,17 +255,7 @@ def undersized(
         for d in ((0, 0), *AROUND):
             centre = shifted_centre(c.center_xy, ref, angle, d, params.undersized_step)
             centres.append(centre)
-            patches.append(
-                cut_die(
-                    image,
-                    centre,
-                    extent * params.crop_scale,
-                    params.crop_px,
-                    turned=params.turned_patches,
-                    margin=params.turned_margin,
-                    angle_deg=angle,
-                ).view
-            )
+            patches.append(_view(image, centre, extent, angle, params))
             whose.append(i)
     if not patches:
         return out
@@ -294,22 +292,14 @@ def seen_whole(
 
     Why: the engulfed test asks about any 1 whose body colour runs on past the located face,
     which is what a pip of a bigger die taken for a die looks like -- and also what a real 1
-    looks like when the locator sized it small (a third of the 1s on one photo source nobody
-    trained on). A bigger cut settles it: around a pip of a 2 or a 4 it takes in the die's
-    other pips, off its centre, and reads them (or "not a die"); around a real 1 it still
-    shows one pip in the middle of one face."""
+    looks like when the locator sized it small (a third of the dice asked about on one photo
+    source nobody trained on). A bigger cut settles it: around a pip of a 2 or a 4 it takes in
+    the die's other pips, off its centre, and reads them (or "not a die"); around a real 1 it
+    still shows one pip in the middle of one face."""
     if not dice or not params.whole_scales:
         return [False] * len(dice)
     patches = [
-        cut_die(
-            image,
-            c.center_xy,
-            c.size_px * scale * params.crop_scale,
-            params.crop_px,
-            turned=params.turned_patches,
-            margin=params.turned_margin,
-            angle_deg=angle,
-        ).view
+        _view(image, c.center_xy, c.size_px * scale, angle, params)
         for c, angle in dice
         for scale in params.whole_scales
     ]
