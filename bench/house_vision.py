@@ -135,11 +135,13 @@ def logos(seed: int) -> None:
     for logo in synth.LOGOS:
         taught = logo_scenes(logo, 8, seed)
         examples: list[Example] = []
-        for shot in taught:
+        for n, shot in enumerate(taught):
             reading = read_roll(shot.image, params=learning_params(params))
             labels = [Label(t.value, _box(t)) for t in shot.truth.dice]
+            # a table's name, not id(shot): the held-back folds go by it, and an address
+            # differs from run to run (the floor fitted, and the figures, with it)
             examples += labelled_examples(
-                shot.image, reading.dice, labels, ref=str(id(shot)), added=0.0, params=params
+                shot.image, reading.dice, labels, ref=f"{logo}-{n}", added=0.0, params=params
             )
         aces_taught = sum(e.value == 1 for e in examples)
         model = fit(HouseSet().added(examples), net)

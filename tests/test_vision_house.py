@@ -111,6 +111,25 @@ def test_the_house_gives_a_value_it_is_sure_of_unless_the_pips_say_otherwise() -
     assert {v for v, _ in counted_3.candidates} == {1, 3}
 
 
+def test_a_count_is_outvoted_only_by_the_house_and_the_network_each_sure_of_one_value() -> None:
+    """A 4 whose pips merged at the rim counts as a clean 2: the house model, sure at its
+    floor, and the value network, sure on its own word, both read 4, so the count is
+    outvoted; with either of them short of sure, or of another mind, the die is asked."""
+    from vision.pipcount import PipCount
+
+    disagreed = Verdict(None, ((4, 0.96), (2, 0.01)), Why.DISAGREED)
+    sure_4 = _guess([0.0, 0.0, 0.003, 0.0, 0.995, 0.002, 0.0])
+    counted_2 = PipCount(2, 2, 90.0)
+    told = overrule(disagreed, sure_4, counted_2, floor=0.99, net_sure_of=4)
+    assert (told.value, told.why) == (4, Why.HOUSE)
+    for net in (None, 5):  # the network not sure alone, or sure of another value
+        asked = overrule(disagreed, sure_4, counted_2, floor=0.99, net_sure_of=net)
+        assert (asked.value, asked.why) == (None, Why.DISAGREED)
+        assert {v for v, _ in asked.candidates} == {2, 4}
+    doubting_4 = _guess([0.0, 0.0, 0.05, 0.0, 0.93, 0.02, 0.0])  # the house short of its floor
+    assert overrule(disagreed, doubting_4, counted_2, floor=0.99, net_sure_of=4) == disagreed
+
+
 def test_the_house_asks_about_a_value_it_is_sure_is_wrong_and_leaves_other_dice_alone() -> None:
     given = Verdict(4, ((4, 0.9), (5, 0.1)), Why.SURE)
     sure_5 = _guess([0.0, 0.0, 0.0, 0.0, 0.02, 0.97, 0.01])

@@ -125,7 +125,16 @@ def read_roll(
             alone=params.min_value_confidence,
             agreed=params.agreed_value_confidence,
         )
-        told = overrule(told, judgement, count, floor=floor, not_die=die.guess.not_die)
+        told = overrule(
+            told,
+            judgement,
+            count,
+            floor=floor,
+            not_die=die.guess.not_die,
+            net_sure_of=die.guess.value
+            if die.guess.confidence >= params.min_value_confidence
+            else None,
+        )
         reading = DieReading(
             value=told.value,
             center_xy=die.candidate.center_xy,

@@ -113,6 +113,7 @@ def overrule(
     *,
     floor: float,
     not_die: float = 0.0,
+    net_sure_of: int | None = None,
 ) -> Verdict:
     """``told`` as the house model (``vision.house``) changes it, for a die it may judge
     (``house.near``: like the dice it was taught; any other die keeps the base reader's
@@ -124,6 +125,15 @@ def overrule(
     30 photos taught: 4 of its 7 wrong dice were 2s given as 1 this way); so does a die asked as
     unsure that the value network doubts is a die at all (``not_die`` over :data:`NOT_DIE`),
     unless the house reads it as 1 (a logo ace).
+
+    A clean count that disagrees is outvoted, not asked about, when the value network was sure
+    of the house's value on its word alone (``net_sure_of``: its value when its confidence
+    reached ``DetectorParams.min_value_confidence``): three opinions, two of them sure and
+    agreeing, and the count the one that fails most on a house's dice (a 4, 5 or 6 whose pips
+    merge at the rim counted as 2). Chosen on matteop65_d6 with a third of it taught (networks
+    trained without it): all 5 dice asked for a count the other two outvoted were right; on
+    nellbyler_d6 it gives 7 more of 733 right, none wrong (looked at when the rule was made).
+    Without a house model a clean count that disagrees always asks.
     At ``floor`` 1.0 it changes nothing."""
     if house is None or not house.near or house.best == 0 or floor >= 1.0:
         return told
@@ -138,7 +148,7 @@ def overrule(
     if told.why is Why.UNSURE and not_die > NOT_DIE and value != 1:
         return told  # maybe no die's top face at all (a side face, a key): not the house's call
     counted = None if count is None else count.value
-    if counted is not None and counted != value:
+    if counted is not None and counted != value and net_sure_of != value:
         return Verdict(None, _pair(house, counted), Why.DISAGREED)
     if told.value is not None and told.value != value:
         return Verdict(None, _pair(house, told.value), Why.HOUSE_DOUBTS)
