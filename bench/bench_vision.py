@@ -14,11 +14,10 @@ Per data set, what a bar feels, never one accuracy that lumps asking with error:
   those wrong, at each confidence floor (``--curve``: read with every die given a value and
   no second opinion, to see the network's confidence alone);
 
-then the older figures: per-die value accuracy, exact-roll rate (every die
-found and right, nothing extra), a confusion matrix of values (rows = truth, columns = read,
-"-" = missed or unreadable) and median / 90th-percentile ms per frame on one core (the CPU
-time of the reading thread with OpenCV held to that thread, so that other loads on a shared
-machine do not inflate it; wall time is the same on an idle core). A detection
+then the older figures: per-die value accuracy, exact-roll rate (every die found and right,
+nothing extra), a confusion matrix of values (rows = truth, columns = read, "-" = missed or
+unreadable) and median / 90th-percentile ms per frame on one core (the reading thread's CPU
+time with OpenCV held to it: other loads on a shared machine do not inflate it). A detection
 matches a label when their centres are within 0.6 x the label box's longest side (at least 30 px
 for matteop65_d6, whose boxes cover only the pips). ``--fold I/K`` scores only the images of
 cross-validation fold I of K (the ones a model trained with ``--fold I/K`` never saw).
