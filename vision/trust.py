@@ -129,10 +129,11 @@ def overrule(
     A clean count that disagrees is outvoted, not asked about, when the value network was sure
     of the house's value on its word alone (``net_sure_of``: its value when its confidence
     reached ``DetectorParams.min_value_confidence``): three opinions, two of them sure and
-    agreeing, and the count the one that fails most on a house's dice (a 4, 5 or 6 whose pips
-    merge at the rim counted as 2). Chosen on matteop65_d6 with a third of it taught (networks
-    trained without it): all 5 dice asked for a count the other two outvoted were right; on
-    nellbyler_d6 it gives 7 more of 733 right, none wrong (looked at when the rule was made).
+    agreeing, and the count the one that fails most on a house's dice (glare beside a 1's
+    pip, or a 6's middle pips merged into its rim, make a clean layout of the wrong value).
+    Chosen on matteop65_d6 with a third of it taught (networks trained without it): all 5
+    dice asked for a count the other two outvoted were right; on nellbyler_d6 it gives 7 more
+    of 733 right, none wrong (looked at when the rule was made).
     Without a house model a clean count that disagrees always asks.
     At ``floor`` 1.0 it changes nothing."""
     if house is None or not house.near or house.best == 0 or floor >= 1.0:
