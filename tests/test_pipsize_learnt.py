@@ -132,8 +132,8 @@ def test_a_lone_die_on_another_is_told_by_the_pads_learnt_flat_size(value: int) 
 @pytest.mark.xfail(
     strict=True,
     reason="known gap since the networks trained mostly on renders (session 21): the locator"
-    " misses the 2 on a die beside another, and the flags model, trained on the earlier"
-    " locator's geometry, flags the flat 3 beside the 5; retrain it (bench/train_flags.py)",
+    " misses the 2 on a die beside another, and the flags model flags the flat 3 beside the"
+    " 5; a flags model retrained on the 9000-step locator's geometry (2026-11-28) does too",
 )
 def test_a_die_on_a_die_beside_another_is_told_by_the_learnt_size_alone() -> None:
     """A die squarely on another, touching a flat die: the model passes it and, touching, the
