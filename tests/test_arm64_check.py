@@ -183,10 +183,6 @@ def test_the_games_compare_field_by_field() -> None:
     assert checker.compare_games(game, other) == ["game outcome winners[0]: x86 'Bob', arm64 'Ann'"]
 
 
-# --- the script itself -----------------------------------------------------------------------
-
-
-@pytest.mark.skipif(BASH is None, reason="bash is not installed")
 class _Flaky(http.server.BaseHTTPRequestHandler):
     """A table over HTTP whose answers drop the way waitress's did under qemu-user (EFAULT on
     send): the 2nd action lands but its answer is lost; the 4th is lost before it lands; the
@@ -246,6 +242,10 @@ def test_a_dropped_answer_is_recovered_by_the_tables_seq_never_sent_twice() -> N
     assert _Flaky.posts == 6, "only the action that never landed is sent again"
 
 
+# --- the script itself -----------------------------------------------------------------------
+
+
+@pytest.mark.skipif(BASH is None, reason="bash is not installed")
 def test_script_is_shellcheck_clean() -> None:
     assert BASH is not None
     syntax = subprocess.run([BASH, "-n", str(SCRIPT)], capture_output=True, text=True, check=False)
