@@ -40,8 +40,9 @@ from dataclasses import replace
 
 import numpy as np
 
-from vision.classify import DieCut, ValueGuess, classify, cut_die, die_patch
+from vision.classify import DieCut, ValueGuess, classify, die_patch
 from vision.face import face_angle, face_side
+from vision.house.views import view_at
 from vision.locate import Candidate
 from vision.nets import U8, Nets
 from vision.params import DetectorParams
@@ -80,23 +81,7 @@ def _shifted_view(
     ``direction`` of its face (turned as the first cut found it)."""
     side = face_side(candidate.size_px, cut.angle_deg)
     centre = shifted_centre(candidate.center_xy, side, cut.angle_deg, direction, shift)
-    return _view(image, centre, candidate.size_px, cut.angle_deg, params)
-
-
-def _view(
-    image: U8, centre: Point, extent_px: float, angle_deg: float, params: DetectorParams
-) -> U8:
-    """The value network's patch of a die of axis-aligned ``extent_px`` at ``centre``, its face
-    turned ``angle_deg``, cut as the reader's first look cuts it."""
-    return cut_die(
-        image,
-        centre,
-        extent_px * params.crop_scale,
-        params.crop_px,
-        turned=params.turned_patches,
-        margin=params.turned_margin,
-        angle_deg=angle_deg,
-    ).view
+    return view_at(image, centre, candidate.size_px, cut.angle_deg, params)
 
 
 def _looks(
@@ -255,7 +240,7 @@ def undersized(
         for d in ((0, 0), *AROUND):
             centre = shifted_centre(c.center_xy, ref, angle, d, params.undersized_step)
             centres.append(centre)
-            patches.append(_view(image, centre, extent, angle, params))
+            patches.append(view_at(image, centre, extent, angle, params))
             whose.append(i)
     if not patches:
         return out
@@ -299,7 +284,7 @@ def seen_whole(
     if not dice or not params.whole_scales:
         return [False] * len(dice)
     patches = [
-        _view(image, c.center_xy, c.size_px * scale, angle, params)
+        view_at(image, c.center_xy, c.size_px * scale, angle, params)
         for c, angle in dice
         for scale in params.whole_scales
     ]
