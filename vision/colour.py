@@ -23,10 +23,15 @@ def body_colour(patch: U8) -> str:
     grey = cv2.cvtColor(core.reshape(1, -1, 3), cv2.COLOR_BGR2GRAY).ravel()
     threshold, _ = cv2.threshold(grey.reshape(1, -1), 0, 255, cv2.THRESH_BINARY + cv2.THRESH_OTSU)
     bright = grey > threshold
-    body = core[bright] if bright.sum() * 2 >= bright.size else core[~bright]
-    if body.size == 0:
-        body = core
-    mean = body.reshape(-1, 3).mean(axis=0).astype(np.uint8).reshape(1, 1, 3)
+    body = bright if np.count_nonzero(bright) * 2 >= bright.size else ~bright
+    count = np.count_nonzero(body)
+    if count == 0:
+        body, count = np.ones_like(bright), bright.size
+    # the body's mean colour as one dot product of the mask with the pixels: sums of small
+    # whole numbers are exact in float64, so this is np.mean's result, bit for bit, without
+    # the copy a boolean index makes
+    sums = body.astype(np.float64) @ core.astype(np.float64)
+    mean = (sums / count).astype(np.uint8).reshape(1, 1, 3)
     hue, sat, val = (int(v) for v in cv2.cvtColor(mean, cv2.COLOR_BGR2HSV)[0, 0])
     return colour_name(hue, sat, val)
 

@@ -125,14 +125,19 @@ def _count_tall(tall: U8, n: int) -> list[PipCount]:
     the other ``INK_FRACTIONS`` in turn (the first clean face counts, never a lone pip):
     pips that bleed into a dark rim or side face at one level stand apart at another, and
     faint or glossy pips break up at one and hold together at the next."""
-    lab = cv2.cvtColor(tall, cv2.COLOR_BGR2LAB).astype(np.float32).reshape(n, _PX, _PX, 3)
-    core = lab[:, _CORE_AT[0], _CORE_AT[1]].reshape(n, -1, 3).transpose(0, 2, 1)
-    core = np.partition(core, _MIDDLE, axis=2)
+    # Lab as three planes (channel, face, y, x): every step below runs on long contiguous
+    # rows, half the time of the interleaved pixels' strided channels, the same arithmetic
+    lab = np.stack(cv2.split(cv2.cvtColor(tall, cv2.COLOR_BGR2LAB))).astype(np.float32)
+    planes = lab.reshape(3, n, _PX, _PX)
+    core = np.partition(planes[:, :, _CORE_AT[0], _CORE_AT[1]].reshape(3, n, -1), _MIDDLE, axis=2)
     median = (core[:, :, _MIDDLE[0]] + core[:, :, _MIDDLE[1]]) * np.float32(0.5)
-    diff = lab - median[:, None, None, :]
-    sq = diff * diff  # the sum in channel order, as np.einsum("ijk,ijk->ij") adds it, 3x faster
+    planes -= median[:, :, None, None]  # the colour distance to the face's median colour ...
+    np.multiply(planes, planes, out=planes)
     padded = np.empty((n, _PX + 2, _PX), np.float32)  # a row above and below each face ...
-    np.sqrt(sq[..., 0] + sq[..., 1] + sq[..., 2], out=padded[:, 1:-1])
+    inner = padded[:, 1:-1]
+    np.add(planes[0], planes[1], out=inner)  # ... summed in channel order, L + a, then + b
+    np.add(inner, planes[2], out=inner)
+    np.sqrt(inner, out=inner)
     padded[:, 0], padded[:, -1] = padded[:, 2], padded[:, -3]  # ... as BORDER_REFLECT_101's
     blurred = cv2.GaussianBlur(padded.reshape(-1, _PX), (3, 3), 0.7)
     dist = blurred.reshape(n, _PX + 2, _PX)[:, 1:-1]
@@ -166,17 +171,14 @@ def _count_at(dist: F32, high: float, fraction: float) -> PipCount:
         cv2.CV_32S,
         cv2.CCL_GRANA,  # the default's labels and stats, 1.4x faster
     )
-    outside = np.zeros(n, bool)  # reaching the cut's edge: the pad, other dice, side faces
-    for edge in (labels[0], labels[-1], labels[:, 0], labels[:, -1]):
-        outside[edge] = True
     blobs: list[tuple[float, float, float]] = []
     kept = [0]
     rows, centres = stats.tolist(), cents.tolist()  # Python numbers: no NumPy scalar per look
-    edges = outside.tolist()
     for k in range(1, n):
-        row = rows[k]
-        w, h, area = row[cv2.CC_STAT_WIDTH], row[cv2.CC_STAT_HEIGHT], row[cv2.CC_STAT_AREA]
-        if edges[k] or area < 0.12 * _PIP_AREA:
+        # left, top, width, height, area: a blob reaches the cut's edge (the pad, other dice,
+        # side faces) exactly when its bounding box does -- no scan of the label image's edges
+        x, y, w, h, area = rows[k]
+        if x == 0 or y == 0 or x + w == _PX or y + h == _PX or area < 0.12 * _PIP_AREA:
             continue  # reaches the cut's edge, or speckle
         if area < 0.45 * w * h or max(w, h) > 2.2 * min(w, h):
             continue  # a streak (marbling, an edge's highlight), not a round pip
