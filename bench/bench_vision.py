@@ -33,7 +33,7 @@ import statistics
 import sys
 import time
 import zlib
-from collections.abc import Callable, Iterable, Mapping, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -44,8 +44,8 @@ if str(REPO) not in sys.path:
 
 import cv2  # noqa: E402
 import numpy as np  # noqa: E402
+from vision_sheets import error_sheet, host_reference  # noqa: E402
 
-from vision.annotate import contact_sheet  # noqa: E402
 from vision.detect import read_roll  # noqa: E402
 from vision.flags import FlagParams  # noqa: E402
 from vision.params import DetectorParams  # noqa: E402
@@ -152,6 +152,9 @@ class Score:
     photo_silent: int = 0
     silent_images: list[str] = field(default_factory=list)
     given: list[tuple[float, bool]] = field(default_factory=list)  # (confidence, right)
+    # per reason an asked die gives (``DieReading.why``): [asked, truth its first one-tap
+    # answer, truth its second]: which asks one tap settles, and what to work on next
+    asked_why: dict[str, list[int]] = field(default_factory=dict)
 
     def add(self, image: LabelledImage, dice: Sequence[DieReading], ms: float) -> None:
         pairs, extra = match(image, dice)
@@ -175,6 +178,11 @@ class Score:
             self.confusion[key] = self.confusion.get(key, 0) + 1
             if die is not None and read is None:
                 self.asked += 1
+                tally = self.asked_why.setdefault(str(die.why or "-"), [0, 0, 0])
+                tally[0] += 1
+                guesses = [v for v, _ in die.candidates]
+                for k in range(min(2, len(guesses))):
+                    tally[1 + k] += guesses[k] == label.value
             elif die is not None:
                 self.wrong += read != label.value
                 self.given.append((die.confidence, read == label.value))
@@ -289,6 +297,16 @@ def camera_die_px(images: Sequence[LabelledImage], params: DetectorParams) -> di
     return {name: float(np.median(sizes)) for name, sizes in found.items()}
 
 
+def why_line(score: Score) -> str:
+    """The asked dice by why they were asked, each with how many had the truth as their first
+    and their second one-tap answer."""
+    parts = [
+        f"{why} {n} ({first} / {second})"
+        for why, (n, first, second) in sorted(score.asked_why.items(), key=lambda kv: -kv[1][0])
+    ]
+    return "asked, by why (truth the first / the second answer): " + (", ".join(parts) or "none")
+
+
 def confusion_table(score: Score) -> str:
     cols: list[int | None] = [1, 2, 3, 4, 5, 6, None]
     lines = ["truth\\read " + " ".join(f"{c if c else '-':>5}" for c in cols)]
@@ -320,6 +338,7 @@ def report(
             "risk-coverage (floor: share given, share of those wrong): "
             + "  ".join(f"{f:.2f}: {100 * c:.1f}/{100 * r:.2f}" for f, c, r in score.curve())
         )
+        print(why_line(score))
         if show_wrong and score.silent_images:
             print("silently wrong:", " ".join(score.silent_images))
         print(
@@ -342,29 +361,6 @@ def report(
             print("not exact:", " ".join(score.wrong_images))
         if errors is not None:
             error_sheet(score, errors / f"{name}_errors.png")
-
-
-def error_sheet(score: Score, path: Path, *, tile: int = 96, cols: int = 10) -> None:
-    """Write every die not read right as a tile (twice its label box, "truth>read" on it;
-    "-" = missed or unreadable) into one PNG, to see what the reader gets wrong."""
-    tiles = []
-    for image_path, label, read in score.wrong_dice:
-        frame = cv2.imread(str(image_path), cv2.IMREAD_COLOR)
-        if frame is None:
-            raise SystemExit(f"cannot read {image_path}")
-        side = 2 * max(label.bbox[2], label.bbox[3], 15.0)
-        (cx, cy), k = label.center, tile / side
-        m = np.array([[k, 0, tile / 2 - cx * k], [0, k, tile / 2 - cy * k]])
-        crop = cv2.warpAffine(frame, m, (tile, tile), borderMode=cv2.BORDER_CONSTANT)
-        text = f"{label.value}>{'-' if read is None else read}"
-        cv2.putText(crop, text, (3, 14), cv2.FONT_HERSHEY_SIMPLEX, 0.45, (0, 0, 0), 3)
-        cv2.putText(crop, text, (3, 14), cv2.FONT_HERSHEY_SIMPLEX, 0.45, (255, 255, 255), 1)
-        tiles.append(crop)
-    if not tiles:
-        return
-    path.parent.mkdir(parents=True, exist_ok=True)
-    cv2.imwrite(str(path), contact_sheet(tiles, cols))
-    print(f"wrote {path} ({len(score.wrong_dice)} dice)")
 
 
 def parse_fold(text: str | None) -> tuple[int, int] | None:
@@ -466,35 +462,6 @@ def main(argv: Sequence[str] | None = None) -> int:
         print("dice's size (px) as a fixed camera learns it:", die_px)
     report(evaluate(images, params, die_px), show_wrong=args.wrong, errors=args.errors)
     return 0
-
-
-def host_reference(runs: int = 15) -> str:
-    """Two fixed workloads timed like the frames (this thread's CPU time, median): the ms per
-    frame are only comparable between machines alongside these. Sessions have run on hosts
-    2.3x apart (the same reader: 8-9 and 20 ms a nellbyler_d6 frame)."""
-    image = np.random.default_rng(0).integers(0, 256, (640, 640, 3), dtype=np.uint8)
-
-    def python() -> None:
-        total = 0
-        for i in range(1_000_000):
-            total += i
-
-    def opencv() -> None:
-        for _ in range(10):
-            cv2.GaussianBlur(image, (7, 7), 0)
-
-    def median_ms(work: Callable[[], None]) -> float:
-        times = []
-        for _ in range(runs):
-            t = time.thread_time()
-            work()
-            times.append(time.thread_time() - t)
-        return 1000 * statistics.median(times)
-
-    return (
-        f"host reference: Python 1M additions {median_ms(python):.1f} ms,"
-        f" OpenCV 10 blurs of 640x640 {median_ms(opencv):.1f} ms"
-    )
 
 
 if __name__ == "__main__":

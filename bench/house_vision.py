@@ -9,7 +9,8 @@ S. Its photos are shuffled (``--seed``); the first k are taught as ``dicepad dic
 teaches them (the base reader's dice matched to the labels) and the photos after the largest k
 and after a third of the source -- the same photos for every k -- are read with the house
 model. Per k it prints right / wrong / asked / missed / extra per die and exact / asked /
-silently wrong per photo, and how long learning took. Then the dice not taught: the house
+silently wrong per photo, and how long learning took (``--why``: the asked dice by why they
+were asked, ``DieReading.why``). Then the dice not taught: the house
 model of S's taught third reads the *other* source, against no house model, with the same
 networks (it must not read them worse).
 """
@@ -38,6 +39,7 @@ from bench_vision import (  # noqa: E402
     Score,
     default_datasets_dir,
     load_dataset,
+    why_line,
 )
 
 from vision import synth  # noqa: E402
@@ -172,6 +174,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     ap.add_argument("--seed", type=int, default=7)
     ap.add_argument("--only", help="one source")
     ap.add_argument("--logos", action="store_true", help="only the logo aces (renders)")
+    ap.add_argument("--why", action="store_true", help="why each k's asked dice were asked")
     args = ap.parse_args(argv)
     if args.logos:
         logos(args.seed)
@@ -194,10 +197,13 @@ def main(argv: Sequence[str] | None = None) -> int:
             model = fit(house, net)
             took = time.perf_counter() - t0
             counts = house.counts()
+            scored = score(rest, params, model)
             print(
-                line(f"k={k}", score(rest, params, model))
+                line(f"k={k}", scored)
                 + f"  | learnt {len(house)} examples ({counts[0]} not dice) in {took:.1f} s"
             )
+            if args.why:
+                print("            " + why_line(scored))
             if k == third:
                 back = held_back(house, net, floor=params.house_confidence, model=model)
                 if back is not None:

@@ -11,10 +11,17 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "bench"))
 
 import pytest
-from bench_vision import DISPUTED_LABELS, LabelledDie, LabelledImage, Score, parse_overrides
+from bench_vision import (
+    DISPUTED_LABELS,
+    LabelledDie,
+    LabelledImage,
+    Score,
+    parse_overrides,
+    why_line,
+)
 
 from vision.flags import FlagParams
-from vision.reading import DieReading
+from vision.reading import DieReading, Why
 
 
 def reading(value: int | None, x: float, y: float) -> DieReading:
@@ -41,6 +48,29 @@ def test_an_undisputed_die_scores_alike_both_ways() -> None:
     score.add(image, [reading(3, 30, 30), reading(6, 300, 300)], 1.0)
     assert (score.right, score.right_shown, score.exact, score.exact_shown) == (0, 0, 0, 0)
     assert (score.extra, score.disputed) == (1, 0)
+
+
+def test_asked_dice_are_tallied_by_why_with_the_answer_that_settles_them() -> None:
+    labels = tuple(LabelledDie(v, (100.0 * k, 0.0, 40.0, 40.0)) for k, v in enumerate((4, 2, 6)))
+    image = LabelledImage("nellbyler_d6", Path("/nowhere/x.jpg"), labels)
+
+    def asked(k: int, why: Why, candidates: tuple[tuple[int, float], ...]) -> DieReading:
+        x = 100.0 * k + 20
+        corners = ((x - 10, 10.0), (x + 10, 10.0), (x + 10, 30.0), (x - 10, 30.0))
+        return DieReading(
+            None, (x, 20.0), corners, 20.0, "red", 0.5, candidates=candidates, why=why
+        )
+
+    score = Score()
+    dice = [
+        asked(0, Why.UNSURE, ((4, 0.6), (5, 0.3))),  # the first answer is the truth
+        asked(1, Why.UNSURE, ((3, 0.5), (2, 0.4))),  # the second is
+        asked(2, Why.DISAGREED, ((5, 0.7), (3, 0.2))),  # neither: the other faces
+    ]
+    score.add(image, dice, 1.0)
+    assert score.asked == 3
+    assert score.asked_why == {"unsure": [2, 1, 1], "disagreed": [1, 0, 0]}
+    assert why_line(score).endswith("unsure 2 (1 / 1), disagreed 1 (0 / 0)")
 
 
 def test_overrides_are_typed_and_reach_the_flags() -> None:

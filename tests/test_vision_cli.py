@@ -43,7 +43,9 @@ def test_json_line_per_image(photo: Path, capsys: pytest.CaptureFixture[str]) ->
             "flags",
             "flag_confidence",
             "candidates",
+            "why",
         }
+        assert die["why"] in {"agreed", "sure", "house"}  # read, and said how
         assert die["flag_confidence"] == {}
         assert die["colour"] == "white"
         assert die["flags"] == []

@@ -125,9 +125,9 @@ def test_read_roll_asks_about_a_die_whose_pips_contradict_the_network(
         "locator_rescale": False,
     }
     (alone,) = read_roll(img, params=DetectorParams(pip_count=False, **floors)).dice
-    assert alone.value == misread
+    assert (alone.value, alone.why) == (misread, Why.SURE)
     (asked,) = read_roll(img, params=DetectorParams(**floors)).dice
-    assert asked.value is None
+    assert (asked.value, asked.why) == (None, Why.DISAGREED)  # the reading says why it asks
     assert DieFlag.UNREADABLE in asked.flags
     assert [v for v, _ in asked.candidates] == [misread, value]
 
@@ -139,6 +139,7 @@ def test_candidates_are_in_the_json_of_every_die() -> None:
     obj = die.to_json()
     assert obj["candidates"][0][0] == die.value == 6
     assert 0.0 < obj["candidates"][0][1] <= 1.0
+    assert obj["why"] == die.why in {Why.AGREED, Why.SURE}
 
 
 def test_a_pip_of_a_big_die_taken_for_a_die_is_asked_about() -> None:

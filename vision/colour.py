@@ -24,7 +24,7 @@ def body_colour(patch: U8) -> str:
     threshold, _ = cv2.threshold(grey.reshape(1, -1), 0, 255, cv2.THRESH_BINARY + cv2.THRESH_OTSU)
     bright = grey > threshold
     body = bright if np.count_nonzero(bright) * 2 >= bright.size else ~bright
-    count = np.count_nonzero(body)
+    count = int(np.count_nonzero(body))
     if count == 0:
         body, count = np.ones_like(bright), bright.size
     # the body's mean colour as one dot product of the mask with the pixels: sums of small

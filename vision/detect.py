@@ -145,6 +145,7 @@ def read_roll(
             if told.why is Why.HOUSE and judgement is not None
             else die.guess.confidence,
             candidates=told.candidates,
+            why=told.why,
         )
         readings.append(reading)
     marks = _judge_flags(image, dice, readings, pad, params)

@@ -20,6 +20,19 @@ class DieFlag(StrEnum):
     UNREADABLE = "unreadable"  # no confident value (blur, glare, occlusion)
 
 
+class Why(StrEnum):
+    """Why a die was given a value, or asked about (``vision.trust`` decides): a reading says so,
+    so a benchmark can tell the asked dice apart and a phone could say why it asks."""
+
+    AGREED = "agreed"  # the network and the pip count say the same
+    SURE = "sure"  # no clean count; the network is sure enough alone
+    DISAGREED = "disagreed"  # a clean pip count contradicts the network: asked
+    UNSURE = "unsure"  # the network is not sure enough: asked
+    PART = "part"  # a lone pip with the die's body all round it: part of a bigger die, asked
+    HOUSE = "house"  # the house model, taught this house's dice, is sure (``vision.house``)
+    HOUSE_DOUBTS = "house_doubts"  # the house model is sure it is another value: asked
+
+
 @dataclass(frozen=True)
 class Pad:
     """The region dice must land in, as a polygon in frame pixels (clockwise or not), and, once
@@ -125,6 +138,7 @@ class DieReading:
     face: FaceSize | None = None  # its pips' measurement, when the flags took one (not in JSON)
     flag_confidence: tuple[tuple[DieFlag, float], ...] = ()  # (flag, 0-1) per COCKED / STACKED
     candidates: tuple[tuple[int, float], ...] = ()  # (value, 0-1), best first, at most two
+    why: Why | None = None  # why it was given its value or asked (None: not read by vision.trust)
 
     def __post_init__(self) -> None:
         if len(self.candidates) > 2 or any(
@@ -162,6 +176,7 @@ class DieReading:
             "flags": sorted(f.value for f in self.flags),
             "flag_confidence": {f.value: sure_3(c) for f, c in sorted(self.flag_confidence)},
             "candidates": [[v, round(p, 3)] for v, p in self.candidates],
+            "why": None if self.why is None else self.why.value,
         }
 
 

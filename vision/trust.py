@@ -23,23 +23,11 @@ sized small looks engulfed too), when the reader counts it a clean 1.
 from __future__ import annotations
 
 from dataclasses import dataclass
-from enum import StrEnum
 
 from vision.classify import ValueGuess
 from vision.house.model import HouseGuess
 from vision.pipcount import PipCount
-
-
-class Why(StrEnum):
-    """Why a die was given a value, or asked about."""
-
-    AGREED = "agreed"  # the network and the pip count say the same
-    SURE = "sure"  # no clean count; the network is sure enough alone
-    DISAGREED = "disagreed"  # a clean pip count contradicts the network: asked
-    UNSURE = "unsure"  # the network is not sure enough: asked
-    PART = "part"  # a lone pip with the die's body all round it: part of a bigger die, asked
-    HOUSE = "house"  # the house model, taught this house's dice, is sure (``vision.house``)
-    HOUSE_DOUBTS = "house_doubts"  # the house model is sure it is another value: asked
+from vision.reading import Why as Why  # where the readings carry it; named here as before
 
 
 @dataclass(frozen=True)

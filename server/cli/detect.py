@@ -18,8 +18,8 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         "--json",
         action="store_true",
         help='one JSON object per image and line: {"image", "dice": [{"value", "center", "size",'
-        ' "colour", "confidence", "flags", "flag_confidence"}], "ms"} (default: one readable'
-        " line per image)",
+        ' "colour", "confidence", "flags", "flag_confidence", "candidates", "why"}], "ms"}'
+        " (default: one readable line per image)",
     )
     parser.add_argument(
         "--view",
