@@ -54,6 +54,18 @@ the photos show), 81.9 / 0.87 -> 82.2 / 0.78 % fixed; matteop65_d6 89.7 / 0.24 -
 at 12000). Trained on a GPU the same seed draws the same batches, but the network's arithmetic
 differs, so the file is not the CPU's bit for bit.
 
+Mined with the 9000-step locators instead (``--locator`` the leave-one-source-out folds'
+9000-step locators; the shipped network's hard examples came from the 3000-step ones), seed 0,
+12000 steps on the CPU (75 minutes a fold on one thread), read with those locators, each photo
+alone / as a fixed camera, right / wrong % per die: matteop65_d6 95.7 / 0.12 -> 96.4 / 0.24
+alone, 97.1 / 0.12 -> 96.9 / 0.12 fixed, extra detections 181 -> 130 and 127 -> 94, photos exact
+54.4 -> 63.9 and 63.5 -> 70.4 % (silently wrong 0 -> 1); a third of it taught to a house model
+(``house_vision.py``), the rest 97.4 -> 98.0 % right, 0.19 % wrong either way. But
+nellbyler_d6 88.2 / 0.70 -> 88.3 / 0.78 alone and 89.1 / 0.70 -> 88.8 / 1.13 fixed: 8 -> 13
+dice wrong and 4 -> 8 photos silently wrong as a fixed camera. Not shipped: the unseen source
+that fares worse fares worse at the failure that matters most. One seed; a seed moves these
+figures a point and a few dice, so a second seed of each recipe would tell more.
+
 Without ``--blocks`` the whole of Lite0 on the patch scaled to 64 px (4.6 M weights, five
 times the reading time: a teacher, not a reader): held out of nellbyler_d6, every die
 answered, 86.9 -> 91.4 % right and 7.1 -> 3.6 % wrong; with the reader that asks 82.1 % right
