@@ -110,9 +110,11 @@ def logo_scenes(logo: str, count: int, seed: int) -> list[synth.SceneImage]:
 
 def read_aces(
     shots: Sequence[synth.SceneImage], params: DetectorParams, house: HouseModel | None
-) -> tuple[int, int, int, int]:
-    """(aces, read as 1, read as another number, asked or missed) over ``shots``."""
-    aces = ones = others = 0
+) -> tuple[int, int, int, int, int]:
+    """(aces, read as 1, read as another number, asked, missed) over ``shots``: missed is no
+    reading there at all (the locator did not find it, or the value network took it for no
+    die and no house model rescued it): the pad then asks about the throw's count instead."""
+    aces = ones = others = missed = 0
     for shot in shots:
         reading = read_roll(shot.image, params=params, house=house)
         for truth in shot.truth.dice:
@@ -127,7 +129,8 @@ def read_aces(
             value = near[0].value if near else None
             ones += value == 1
             others += value is not None and value != 1
-    return aces, ones, others, aces - ones - others
+            missed += not near
+    return aces, ones, others, aces - ones - others - missed, missed
 
 
 def logos(seed: int) -> None:
@@ -148,15 +151,15 @@ def logos(seed: int) -> None:
         aces_taught = sum(e.value == 1 for e in examples)
         model = fit(HouseSet().added(examples), net)
         test = logo_scenes(logo, 30, seed + 1)
-        a, one, other, asked = read_aces(test, params, None)
+        a, one, other, asked, missed = read_aces(test, params, None)
         print(
             f"{logo:>8} untaught: {a} aces, read as 1 {one}, as another number {other},"
-            f" asked or missed {asked}"
+            f" asked {asked}, missed {missed}"
         )
-        a, one, other, asked = read_aces(test, params, model)
+        a, one, other, asked, missed = read_aces(test, params, model)
         print(
             f"{logo:>8} taught ({aces_taught} aces): read as 1 {100 * one / max(1, a):.1f} %,"
-            f" as another number {other}, asked or missed {asked}"
+            f" as another number {other}, asked {asked}, missed {missed}"
         )
 
 
