@@ -10,9 +10,9 @@ teaches them (the base reader's dice matched to the labels) and the photos after
 and after a third of the source -- the same photos for every k -- are read with the house
 model. Per k it prints right / wrong / asked / missed / extra per die and exact / asked /
 silently wrong per photo, and how long learning took (``--why``: the asked dice by why they
-were asked, ``DieReading.why``). Then the dice not taught: the house
-model of S's taught third reads the *other* source, against no house model, with the same
-networks (it must not read them worse).
+were asked, ``DieReading.why``). Then the dice not taught: the house model of S's taught third
+reads the *other* source, against no house model, with the same networks (it must not read
+them worse).
 """
 
 from __future__ import annotations
