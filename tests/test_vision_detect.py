@@ -242,6 +242,19 @@ def test_a_strong_peak_tolerates_a_hesitant_value_network() -> None:
         DetectorParams(strong_peak_not_die=1.5)
 
 
+def test_a_peak_sure_enough_is_kept_as_a_die_the_network_does_not_know() -> None:
+    """Past ``unknown_peak`` a candidate the value network would drop is a die it does not
+    know (asked about); below it, or within the network's limit, it is not one."""
+    p = DetectorParams(strong_peak_threshold=0.6, strong_peak_not_die=0.4, unknown_peak=0.8)
+    assert p.unknown(0.8, 0.41)
+    assert p.unknown(0.99, 0.99)
+    assert not p.unknown(0.79, 0.99)  # a weaker peak the network rejects is dropped
+    assert not p.unknown(0.9, 0.4)  # within the limit: a die like any other
+    assert not DetectorParams(unknown_peak=1.0).unknown(1.0, 0.9)  # off
+    with pytest.raises(ValueError, match="unknown_peak"):
+        DetectorParams(unknown_peak=-0.1)
+
+
 def test_a_die_the_locator_is_sure_of_is_read_though_the_value_network_hesitates() -> None:
     """A die showing 1 on a rendered table (a wide scene: any die look, surface and light): the
     locator is sure of it, the value network's first look hesitates over "not a die" (a lone

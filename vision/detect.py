@@ -27,7 +27,7 @@ from vision.params import DetectorParams
 from vision.pipcount import PipCount, count_all
 from vision.reading import DieFlag, DieReading, FaceSize, Pad, Reading
 from vision.relook import recentred, seen_whole, undersized, unsure_ones
-from vision.trust import Why, overrule, verdict
+from vision.trust import Verdict, Why, overrule, verdict
 
 _DEFAULT = DetectorParams()
 
@@ -135,6 +135,8 @@ def read_roll(
             if die.guess.confidence >= params.min_value_confidence
             else None,
         )
+        if params.unknown(die.candidate.score, die.guess.not_die):
+            told = Verdict(None, told.candidates, Why.UNKNOWN)
         reading = DieReading(
             value=told.value,
             center_xy=die.candidate.center_xy,
@@ -255,7 +257,7 @@ def dice_at(
     kept = [
         i
         for i, (c, g) in enumerate(zip(found, guesses, strict=True))
-        if g.not_die <= params.not_die_limit(c.score)
+        if g.not_die <= params.not_die_limit(c.score) or params.unknown(c.score, g.not_die)
     ]
     found, cuts, guesses = (
         [found[i] for i in kept],
@@ -274,7 +276,9 @@ def dice_at(
         guesses = undersized(image, found, cuts, guesses, nets, params, skip=settled)
         settled = frozenset(i for i, g in enumerate(guesses) if g is not first[i])
         guesses = recentred(image, found, cuts, guesses, nets, params, skip=settled)
-    order = sorted(range(len(found)), key=lambda i: (hesitant[i], -found[i].score))
+    # a die the network does not know (``DetectorParams.unknown_peak``) ranks after all others
+    unknown = [params.unknown(c.score, g.not_die) for c, g in zip(found, guesses, strict=True)]
+    order = sorted(range(len(found)), key=lambda i: (unknown[i], hesitant[i], -found[i].score))
     ranked = [found[i] for i in order]
     dice = [
         _geometry(found[order[k]], cuts[order[k]], guesses[order[k]])

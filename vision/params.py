@@ -196,6 +196,16 @@ class DetectorParams:
     miscounted only because the reader missed a die (98.1 -> 97.2 %). Loosening
     ``reject_not_die`` itself to 0.4 cost a matteop65_d6 die and added an extra instead."""
 
+    unknown_peak: float = 0.8
+    """A located candidate at least this sure of being a die centre (0-1; 1: none) that
+    the value network takes for no die is kept all the same, and asked about
+    (``Why.UNKNOWN``): a face unlike any the network learnt, as an untaught logo ace
+    (``vision.synth.LOGOS``: the locator peaks on 0.6-0.97 of those, the network says "not a
+    die" at 0.4-0.98), must reach the players as a question, not vanish into a miscounted
+    throw. Such a candidate ranks after every other, so it never hides a die as a duplicate.
+    A round number above every peak the held-out photos reject away from a die (most 0.66
+    on nellbyler_d6, 0.73 on matteop65_d6, each read by models trained without it)."""
+
     min_value_confidence: float = 0.9
     """A die whose pips could not be counted cleanly is given a value only when the value
     network's confidence (its value's probability times that of a die, 0-1) reaches this;
@@ -249,6 +259,15 @@ class DetectorParams:
             return self.reject_not_die
         return self.faint_peak_not_die
 
+    def unknown(self, score: float, not_die: float) -> bool:
+        """Whether a candidate with this locator ``score`` and "not a die" probability is kept
+        only as a die the network does not know (``unknown_peak``): asked about."""
+        return (
+            self.unknown_peak < 1.0
+            and score >= self.unknown_peak
+            and not_die > self.not_die_limit(score)
+        )
+
     def __post_init__(self) -> None:
         if not 64 <= self.locator_long_side_px <= 2048:
             raise ValueError("locator_long_side_px must be within 64..2048")
@@ -265,6 +284,7 @@ class DetectorParams:
             "reject_not_die",
             "strong_peak_threshold",
             "strong_peak_not_die",
+            "unknown_peak",
             "min_value_confidence",
             "agreed_value_confidence",
             "layout_confidence",

@@ -31,6 +31,7 @@ class Why(StrEnum):
     PART = "part"  # a lone pip with the die's body all round it: part of a bigger die, asked
     HOUSE = "house"  # the house model, taught this house's dice, is sure (``vision.house``)
     HOUSE_DOUBTS = "house_doubts"  # the house model is sure it is another value: asked
+    UNKNOWN = "unknown"  # the locator is sure of a die the network takes for none: asked
 
 
 @dataclass(frozen=True)
