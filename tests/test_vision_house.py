@@ -207,20 +207,21 @@ def _box(t: synth.DieTruth) -> list[float]:
     return [min(xs), min(ys), max(xs) - min(xs), max(ys) - min(ys)]
 
 
+def _at_aces(shot: synth.SceneImage, centres: list[tuple[float, float]]) -> list[int | None]:
+    """For each ace of ``shot``, the index of the first of ``centres`` on it (None: none)."""
+    out: list[int | None] = []
+    for t in shot.truth.dice:
+        if t.value == 1:
+            near = [i for i, c in enumerate(centres) if math.dist(c, t.center_xy) < 0.5 * t.size_px]
+            out.append(near[0] if near else None)
+    return out
+
+
 def _aces(
     shot: synth.SceneImage, values: list[int | None], centres: list[tuple[float, float]]
 ) -> list[int | None]:
     """The value read nearest each ace of ``shot`` (None: asked, or no die found there)."""
-    out: list[int | None] = []
-    for t in shot.truth.dice:
-        if t.value == 1:
-            near = [
-                v
-                for v, c in zip(values, centres, strict=False)
-                if math.dist(c, t.center_xy) < 0.5 * t.size_px
-            ]
-            out.append(near[0] if near else None)
-    return out
+    return [None if i is None else values[i] for i in _at_aces(shot, centres)]
 
 
 @functools.cache
@@ -262,15 +263,10 @@ def test_an_untaught_logo_ace_is_asked_about_not_lost() -> None:
     for seed in range(100, 106):
         shot = _logo_table(seed)
         for params, out in ((PARAMS, found), (replace(PARAMS, unknown_peak=1.0), without)):
-            reading = read_roll(shot.image, params=params)
-            for t in shot.truth.dice:
-                if t.value == 1:
-                    near = [
-                        d
-                        for d in reading.dice
-                        if math.dist(d.center_xy, t.center_xy) < 0.5 * t.size_px
-                    ]
-                    out.append(near[0] if near else None)
+            dice = read_roll(shot.image, params=params).dice
+            out += [
+                None if i is None else dice[i] for i in _at_aces(shot, [d.center_xy for d in dice])
+            ]
     unknown = [d for d in found if d is not None and d.why is Why.UNKNOWN]
     assert all(d.value is None and DieFlag.UNREADABLE in d.flags for d in unknown)
     assert len(unknown) >= len(found) // 2
