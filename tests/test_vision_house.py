@@ -166,6 +166,45 @@ def test_the_house_leaves_whether_a_cut_is_a_die_to_the_value_network() -> None:
     assert overrule(ace, sure_1, None, floor=0.99, not_die=0.7).value == 1
 
 
+def test_blobs_on_a_taught_logo_ace_are_no_count() -> None:
+    """A diamond logo counts as a clean 2: a house sure of its ace, on a face the network
+    doubts is a die at all, outvotes that count; on a face the network takes for a die the
+    count still asks."""
+    from vision.pipcount import PipCount
+    from vision.trust import NOT_DIE
+
+    disagreed = Verdict(None, ((1, 0.6), (2, 0.05)), Why.DISAGREED)
+    sure_1 = _guess([0.0, 0.998, 0.002, 0.0, 0.0, 0.0, 0.0])
+    counted_2 = PipCount(2, 2, 90.0)
+    logo = overrule(disagreed, sure_1, counted_2, floor=0.99, not_die=0.6)
+    assert (logo.value, logo.why) == (1, Why.HOUSE)
+    plain = overrule(disagreed, sure_1, counted_2, floor=0.99, not_die=NOT_DIE)
+    assert (plain.value, plain.why) == (None, Why.DISAGREED)
+
+
+def test_an_ace_the_house_and_the_network_both_call_one_is_read_short_of_the_floor() -> None:
+    """Short of its floor but at ``AGREE``, the house reads an unsure die as 1 when the
+    network's best guess is 1 as well; never another value, nor against the network's
+    best, nor below ``AGREE``, nor a die given or asked for any other reason."""
+    from vision.trust import AGREE
+
+    ace = Verdict(None, ((1, 0.7), (4, 0.2)), Why.UNSURE)
+    fairly_1 = _guess([0.0, AGREE + 0.01, 0.0, 0.0, 0.0, 0.0, 0.09 - 0.01])
+    told = overrule(ace, fairly_1, None, floor=0.99)
+    assert (told.value, told.why) == (1, Why.HOUSE)
+    assert (
+        overrule(ace, _guess([0.0, AGREE - 0.05, 0.0, 0.0, 0.0, 0.0, 0.15]), None, floor=0.99)
+        == ace
+    )
+    four = Verdict(None, ((4, 0.7), (1, 0.2)), Why.UNSURE)
+    assert overrule(four, fairly_1, None, floor=0.99) == four
+    fairly_4 = _guess([0.0, 0.0, 0.0, 0.0, AGREE + 0.01, 0.0, 0.08])
+    assert overrule(four, fairly_4, None, floor=0.99) == four
+    part = Verdict(None, ((1, 0.9), (2, 0.05)), Why.PART)
+    assert overrule(part, fairly_1, None, floor=0.99) == part
+    assert overrule(ace, _guess(list(fairly_1.probs), near=False), None, floor=0.99) == ace
+
+
 def test_the_house_never_makes_a_pip_of_a_bigger_die_a_one() -> None:
     from vision.pipcount import PipCount
 

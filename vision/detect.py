@@ -135,7 +135,8 @@ def read_roll(
             if die.guess.confidence >= params.min_value_confidence
             else None,
         )
-        if params.unknown(die.candidate.score, die.guess.not_die):
+        if told.why is not Why.HOUSE and params.unknown(die.candidate.score, die.guess.not_die):
+            # a face the network does not know is asked -- unless the house was taught it
             told = Verdict(None, told.candidates, Why.UNKNOWN)
         reading = DieReading(
             value=told.value,
