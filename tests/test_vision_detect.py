@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import math
+from dataclasses import replace
 
 import numpy as np
 import pytest
@@ -275,8 +276,11 @@ def test_a_die_the_locator_is_sure_of_is_read_though_the_value_network_hesitates
             for t in ones
         ]
 
-    kept = read_there(DetectorParams(locator_rescale=False))  # the scale it was found at
-    lost = read_there(DetectorParams(strong_peak_threshold=1.0, locator_rescale=False))
+    # the scale it was found at; no die kept as one the network does not know, which would
+    # keep this die too (``unknown_peak``)
+    alone = DetectorParams(locator_rescale=False, unknown_peak=1.0)
+    kept = read_there(alone)
+    lost = read_there(replace(alone, strong_peak_threshold=1.0))
     rescued = [i for i, (k, gone) in enumerate(zip(kept, lost, strict=True)) if k != gone]
     assert len(rescued) == 1
     assert (kept[rescued[0]], lost[rescued[0]]) == ([1], [])

@@ -143,9 +143,9 @@ def overrule(
         return told
     if not house.judges(floor):
         given = told.value
-        if given is None and told.why is Why.UNSURE and house.best == 1 and house.sure >= AGREE:
-            if told.candidates and told.candidates[0][0] == 1:  # the network's best too
-                return Verdict(1, house.candidates(), Why.HOUSE)
+        net_best = told.candidates[0][0] if told.candidates else None
+        if told.why is Why.UNSURE and house.best == net_best == 1 and house.sure >= AGREE:
+            return Verdict(1, house.candidates(), Why.HOUSE)  # two opinions, agreeing
         if given is not None and given != house.best and house.face(house.best) > DOUBT:
             return Verdict(None, _pair(house, given), Why.HOUSE_DOUBTS)
         return told
