@@ -2,6 +2,7 @@
 k of its photos taught to a house model (run on demand; minutes).
 
     .venv/bin/python bench/house_vision.py --work /tmp/loso [--k 0,3,10,30] [--seed 7]
+    .venv/bin/python bench/house_vision.py --work /tmp/loso --logos [--seeds 0,1,2,3,7]
 
 For each DEV source S the networks trained without S (``bench/loso_vision.py`` leaves them in
 ``WORK/without_S``; ``bench/embed_value.py`` gives an older value network its embedding) read
@@ -133,33 +134,40 @@ def read_aces(
     return aces, ones, others, aces - ones - others - missed, missed
 
 
-def logos(seed: int) -> None:
-    """Logo aces untaught, then taught from 20 aces (and the other faces of those tables)."""
+def logos(seeds: Sequence[int]) -> None:
+    """Logo aces untaught, then taught from 20 aces (and the other faces of those tables):
+    per logo, summed over ``seeds`` (each its own taught tables and test tables)."""
     params = DetectorParams()
     net = load_nets().value
     for logo in synth.LOGOS:
-        taught = logo_scenes(logo, 8, seed)
-        examples: list[Example] = []
-        for n, shot in enumerate(taught):
-            reading = read_roll(shot.image, params=learning_params(params))
-            labels = [Label(t.value, _box(t)) for t in shot.truth.dice]
-            # a table's name, not id(shot): the held-back folds go by it, and an address
-            # differs from run to run (the floor fitted, and the figures, with it)
-            examples += labelled_examples(
-                shot.image, reading.dice, labels, ref=f"{logo}-{n}", added=0.0, params=params
-            )
-        aces_taught = sum(e.value == 1 for e in examples)
-        model = fit(HouseSet().added(examples), net)
-        test = logo_scenes(logo, 30, seed + 1)
-        a, one, other, asked, missed = read_aces(test, params, None)
+        before = np.zeros(5, int)
+        after = np.zeros(5, int)
+        aces_taught = 0
+        for seed in seeds:
+            examples: list[Example] = []
+            for n, shot in enumerate(logo_scenes(logo, 8, seed)):
+                reading = read_roll(shot.image, params=learning_params(params))
+                labels = [Label(t.value, _box(t)) for t in shot.truth.dice]
+                # a table's name, not id(shot): the held-back folds go by it, and an address
+                # differs from run to run (the floor fitted, and the figures, with it)
+                examples += labelled_examples(
+                    shot.image, reading.dice, labels, ref=f"{logo}-{n}", added=0.0, params=params
+                )
+            aces_taught += sum(e.value == 1 for e in examples)
+            model = fit(HouseSet().added(examples), net)
+            test = logo_scenes(logo, 30, seed + 1)
+            before += read_aces(test, params, None)
+            after += read_aces(test, params, model)
+        a, one, other, asked, missed = before.tolist()
         print(
             f"{logo:>8} untaught: {a} aces, read as 1 {one}, as another number {other},"
             f" asked {asked}, missed {missed}"
         )
-        a, one, other, asked, missed = read_aces(test, params, model)
+        a, one, other, asked, missed = after.tolist()
         print(
-            f"{logo:>8} taught ({aces_taught} aces): read as 1 {100 * one / max(1, a):.1f} %,"
-            f" as another number {other}, asked {asked}, missed {missed}"
+            f"{logo:>8} taught ({aces_taught / len(seeds):.0f} aces): read as 1"
+            f" {100 * one / max(1, a):.1f} %, as another number {other}, asked {asked},"
+            f" missed {missed}"
         )
 
 
@@ -175,12 +183,15 @@ def main(argv: Sequence[str] | None = None) -> int:
     ap.add_argument("--datasets", type=Path, default=default_datasets_dir())
     ap.add_argument("--k", default="0,3,10,30", help="photos taught, comma-separated")
     ap.add_argument("--seed", type=int, default=7)
+    ap.add_argument(
+        "--seeds", help="--logos: comma-separated seeds, each its own tables (default: --seed)"
+    )
     ap.add_argument("--only", help="one source")
     ap.add_argument("--logos", action="store_true", help="only the logo aces (renders)")
     ap.add_argument("--why", action="store_true", help="why each k's asked dice were asked")
     args = ap.parse_args(argv)
     if args.logos:
-        logos(args.seed)
+        logos([int(x) for x in args.seeds.split(",")] if args.seeds else [args.seed])
         return 0
     ks = sorted({int(k) for k in args.k.split(",")})
     sources = {s: load_dataset(args.datasets, s) for s in DATASETS}
