@@ -85,10 +85,11 @@ AGREE = 0.9
 floor, still gives 1 this much and the value network's best guess is 1 as well: two opinions
 that fail differently agree. A fitted floor of a small set (fewer than ``MIN_HELD_BACK``
 held-back dice) is 0.99, short of which a house taught twenty logo aces left 60 of 2670 of
-them asked (2.2 %). Over five seeds of the logo bench it reads 13 more of 2670 taught logo aces as 1, none
-as another number; held out of training with a third of each DEV source taught, nellbyler_d6
-is unchanged and matteop65_d6 reads 1 more of 538 right, none wrong. Only the 1: the same rule
-for every value gave nellbyler_d6 3 more wrong of 733."""
+them asked (2.2 %). Over five seeds of the logo bench (``bench/house_vision.py --logos
+--seeds 0,1,2,3,7``) it reads 13 more of those 2670 as 1, none as another number; held out of
+training with a third of each DEV source taught, nellbyler_d6 is unchanged and matteop65_d6
+reads 1 more of 538 right, none wrong. Only the 1: the same rule for every value gave
+nellbyler_d6 3 more wrong of 733."""
 
 
 NOT_DIE = 0.05
