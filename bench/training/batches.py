@@ -15,7 +15,7 @@ from torch import nn
 
 from training.augment import colour_jitter, drawn_patch, to_tensor
 from training.config import CROP, CROP_PX, LOCATOR_SIDE, MARGIN, OFF_CENTRE, TURNED, P
-from training.samples import Sample
+from training.samples import LOGO_ACE, Sample
 from vision.classify import cut_die, die_patch
 from vision.nets import LOCATOR_STRIDE, NOT_A_DIE, SIZE_UNIT_PX
 
@@ -112,17 +112,19 @@ def value_patches(
             continue
         d = s.dice[int(rng.integers(len(s.dice)))]
         r = rng.random()
-        if d.value < 1 and r < 0.75:  # no value label (a steep or hidden synthetic die)
+        logo = d.value == LOGO_ACE  # a logo ace: a die's face, drawn as "not a die"
+        if d.value < 1 and not logo and r < 0.75:  # no value label (a steep or hidden die)
             continue
         if r < 0.25 and s.located:
             d = s.located[int(rng.integers(len(s.located)))]
+            logo = False
         if r < 0.75:
             jitter = 0.03 if r < 0.25 else 0.06
             if OFF_CENTRE[0] > 0 and rng.random() < OFF_CENTRE[0]:  # no draw at 0 (older streams)
                 jitter = 0.15  # as far off as the locator strays on a die with big side faces
             cx = d.cx + rng.normal(0, jitter * d.size)
             cy = d.cy + rng.normal(0, jitter * d.size)
-            label = d.value
+            label = NOT_A_DIE if logo else d.value
         else:
             h, w = s.image.shape[:2]
             if r < 0.85 and s.false_hits:
@@ -135,7 +137,10 @@ def value_patches(
                 cx, cy = d.cx + dist * math.cos(a), d.cy + dist * math.sin(a)
             else:  # anywhere
                 cx, cy = rng.uniform(0, w), rng.uniform(0, h)
-            near = min(math.hypot(cx - e.cx, cy - e.cy) / e.size for e in s.dice)
+            near = min(
+                (math.hypot(cx - e.cx, cy - e.cy) / e.size for e in s.dice if e.value != LOGO_ACE),
+                default=math.inf,
+            )
             if near < 0.5:
                 continue
             label = NOT_A_DIE

@@ -6,7 +6,7 @@ from __future__ import annotations
 import math
 import statistics
 from collections.abc import Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 
 import cv2
@@ -17,6 +17,12 @@ from training.config import LOCATOR_SIDE, MINE_RADIUS, PIP_BOX_TO_DIE
 from vision import synth
 from vision.locate import locate
 from vision.nets import LOCATOR_FILE, NOT_A_DIE
+
+LOGO_ACE = 0
+"""The label of a rendered die whose ace is a logo (``synth_samples``' ``logos``): a die for
+the locator, and for the value network a face it is to call "not a die", so that a logo it
+was never shown is asked about (``DetectorParams.unknown_peak``), not read as a number. A
+house model taught the logo reads it as 1."""
 
 
 @dataclass
@@ -56,6 +62,10 @@ def mine(samples: list[Sample], models_dir: Path) -> None:
                 else math.hypot(c.center_xy[0] - near.cx, c.center_xy[1] - near.cy)
             )
             if near is not None and dist < MINE_RADIUS[0] * near.size:
+                if near.value == LOGO_ACE:  # a face the network is to take for no die
+                    s.false_hits.append(Die(*c.center_xy, c.size_px, NOT_A_DIE))
+                    misses += 1
+                    continue
                 if near.value < 1:  # a die whose face is not a label (see synth_samples)
                     continue
                 s.located.append(Die(*c.center_xy, c.size_px, near.value))
@@ -86,7 +96,13 @@ def to_samples(images: list[LabelledImage]) -> list[Sample]:
 
 
 def synth_samples(
-    n: int, rng: np.random.Generator, see_through: float = 0.0, wide: float = 0.0
+    n: int,
+    rng: np.random.Generator,
+    see_through: float = 0.0,
+    wide: float = 0.0,
+    *,
+    logos: Sequence[str] = (),
+    logo_share: float = 0.0,
 ) -> list[Sample]:
     """``n`` rendered tables (``vision.synth``: every body/pip colour pair of its styles, flat,
     leaning, stacked and off-pad dice, blur, noise, JPEG, glare) with exact truth. A die's size
@@ -95,7 +111,9 @@ def synth_samples(
     never used for them: -1 marks "a die, face not a label"). A ``see_through`` share of the
     tables also draws from ``synth.TRANSLUCENT_STYLES`` (resin dice whose far pips show); a
     ``wide`` share are ``synth.wide_scene`` tables instead (domain randomisation: any die look,
-    surface, distractor, lamp and camera tilt), whose dice under 16 px carry no value label."""
+    surface, distractor, lamp and camera tilt), whose dice under 16 px carry no value label.
+    A ``logo_share`` of the other tables are of dice whose ace is one of ``logos``
+    (``synth.LOGOS``), each such ace labelled :data:`LOGO_ACE`."""
     out = []
     resin = list(synth.STYLES.values()) + list(synth.TRANSLUCENT_STYLES.values())
     for i in range(n):
@@ -105,6 +123,10 @@ def synth_samples(
         if wide > 0 and rng.random() < wide:
             out.append(_wide_sample(f"wide-{i}", rng, size))
             continue
+        logo = None
+        if logos and logo_share > 0 and rng.random() < logo_share:
+            logo = str(rng.choice(list(logos)))
+            styles = [replace(st, logo=logo) for st in synth.STYLES.values()]
         scene = synth.random_scene(
             rng,
             n_dice=int(rng.integers(1, 11)),
@@ -116,7 +138,10 @@ def synth_samples(
             styles=styles,
         )
         shot = synth.render(scene, size=size, rng=rng)
-        out.append(Sample(f"synth-{i}", shot.image, _labelled(shot.truth.dice, min_px=0.0)))
+        dice = _labelled(shot.truth.dice, min_px=0.0)
+        if logo is not None:
+            dice = [replace(d, value=LOGO_ACE) if d.value == 1 else d for d in dice]
+        out.append(Sample(f"synth-{i}", shot.image, dice))
     return out
 
 
