@@ -287,7 +287,7 @@ def main() -> int:
         args.locator,
         args.synth_share,
         logos,
-        args.logo_share if logos else 0.0,
+        args.logo_share,  # synth_samples draws no logo table without logos
     )
 
     def batch() -> tuple[torch.Tensor, torch.Tensor]:
