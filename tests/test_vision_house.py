@@ -205,6 +205,64 @@ def test_an_ace_the_house_and_the_network_both_call_one_is_read_short_of_the_flo
     assert overrule(ace, _guess(list(fairly_1.probs), near=False), None, floor=0.99) == ace
 
 
+def test_an_ace_whose_nearest_taught_examples_are_all_aces_is_read_short_of_the_floor() -> None:
+    """Short of its floor, the house reads an asked die as 1 when its head's best and all its
+    nearest examples are aces and a third sign agrees: the network's best guess is 1, or the
+    network doubts it is a die at all (a logo; then a disagreeing count is no count). Never
+    without the vote, never another value, never a lone pip of a bigger die."""
+    from vision.pipcount import PipCount
+    from vision.trust import NOT_DIE
+
+    star = [0.0, 0.75, 0.0, 0.24, 0.0, 0.01, 0.0]  # a star logo: its mass split with 3
+    voted = HouseGuess(tuple(star), True, 0.99, voted=1)
+    unvoted = HouseGuess(tuple(star), True, 0.99, voted=None)
+    as_1 = Verdict(None, ((1, 0.6), (3, 0.3)), Why.UNSURE)
+    as_3 = Verdict(None, ((3, 0.6), (1, 0.3)), Why.UNSURE)
+    assert overrule(as_1, voted, None, floor=0.99).value == 1  # the network's best is 1
+    assert overrule(as_1, unvoted, None, floor=0.99) == as_1
+    assert overrule(as_3, voted, None, floor=0.99) == as_3  # the network's best is 3 ...
+    logo = overrule(as_3, voted, None, floor=0.99, not_die=0.6)  # ... but doubts it is a die
+    assert (logo.value, logo.why) == (1, Why.HOUSE)
+    counted = Verdict(None, ((1, 0.6), (2, 0.3)), Why.DISAGREED)
+    assert overrule(counted, voted, PipCount(2, 2, 90.0), floor=0.99, not_die=0.6).value == 1
+    assert overrule(counted, voted, PipCount(2, 2, 90.0), floor=0.99, not_die=NOT_DIE) == counted
+    three = HouseGuess((0.0, 0.24, 0.0, 0.75, 0.0, 0.01, 0.0), True, 0.99, voted=3)
+    assert overrule(as_3, three, None, floor=0.99, not_die=0.6) == as_3  # only aces
+    part = Verdict(None, ((1, 0.9), (2, 0.05)), Why.PART)
+    assert overrule(part, voted, None, floor=0.99, not_die=0.6) == part
+    far = HouseGuess(tuple(star), False, 0.5, voted=1)
+    assert overrule(as_1, far, None, floor=0.99) == as_1
+
+
+def test_the_vote_is_the_value_all_nearest_taught_examples_share() -> None:
+    """``HouseGuess.voted``: the value of the ``NEIGHBOURS`` nearest examples when they all
+    have it (the not-a-die examples vote too), else None."""
+    from vision.house.model import NEIGHBOURS, HouseModel
+
+    rng = np.random.default_rng(3)
+    centres = {v: rng.normal(size=16) for v in range(4)}
+    values = np.repeat(np.arange(4), 10)
+    bank = np.stack([centres[int(v)] + 0.05 * rng.normal(size=16) for v in values])
+    bank[20] = centres[1]  # a 2 taught that looks just like the 1s
+    bank = (bank / np.linalg.norm(bank, axis=1, keepdims=True)).astype(np.float32)
+    model = HouseModel(
+        mean=np.zeros(23, np.float32),
+        scale=np.ones(23, np.float32),
+        weights=np.zeros((23, 7), np.float32),
+        bias=np.zeros(7, np.float32),
+        bank=bank,
+        bank_values=values.astype(np.int8),
+        near=0.0,
+        network="",
+        digest="",
+    )
+    emb = np.stack([centres[3], centres[1], centres[0]]).astype(np.float32)
+    logits = np.zeros((4, 3, 7), np.float32)
+    guesses = model.judge(logits, np.repeat(emb[None], 4, axis=0))
+    assert [g.voted for g in guesses] == [3, None, 0]
+    assert NEIGHBOURS > 1
+
+
 def test_the_house_never_makes_a_pip_of_a_bigger_die_a_one() -> None:
     from vision.pipcount import PipCount
 

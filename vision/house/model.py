@@ -59,6 +59,11 @@ house of one set of dice wants a looser head than one of eight (held out of trai
 of each DEV source taught, the head alone reading the rest: matteop65_d6 89.1 -> 94.2 % of
 them right, 2 wrong either way; nellbyler_d6 keeps 1e-3)."""
 
+NEIGHBOURS = 5
+"""How many nearest taught examples vote as the house's prototypes (:attr:`HouseGuess.voted`):
+a second look at the house's examples, beside its head, that must be unanimous. Not fitted:
+fewer than :data:`MIN_PER_VALUE`, so a value the house judges can fill the vote."""
+
 NEAR_QUANTILE = 0.05
 """A die is one of the house's when its nearest example is at least as similar as this share
 of the examples are to their own nearest (leave one out): 95 % of the house's dice pass."""
@@ -71,6 +76,7 @@ class HouseGuess:
     probs: tuple[float, ...]  # P(not a die), P(1) ... P(6)
     near: bool  # like the taught examples of its best value: the house may judge it
     similarity: float  # cosine similarity to the nearest taught example of that value
+    voted: int | None = None  # the value all NEIGHBOURS nearest taught examples share, if any
 
     @property
     def best(self) -> int:
@@ -133,7 +139,9 @@ class HouseModel:
             same = row[self.bank_values == best]
             s = float(same.max()) if same.size else -1.0
             near = s >= self.near and same.size >= MIN_PER_VALUE
-            out.append(HouseGuess(tuple(float(x) for x in p), near, s))
+            nearest = set(self.bank_values[np.argsort(-row)[:NEIGHBOURS]].tolist())
+            voted = int(nearest.pop()) if len(nearest) == 1 and row.size >= NEIGHBOURS else None
+            out.append(HouseGuess(tuple(float(x) for x in p), near, s, voted))
         return out
 
 
