@@ -125,10 +125,10 @@ def test_a_two_cut_off_centre_reads_as_one_until_looked_at_again() -> None:
         return first[0], again
 
     p = DetectorParams()
-    # (the value network on ImageNet's Lite0 reads this 2 cut a quarter of a side off as a 2
-    # at the first look; cut 0.3 sides off at a 10 degree turn, towards the corner of a pip it
-    # loses, it still reads a 1)
-    for turn, off in ((10.0, (0.3, -0.3)),):
+    # (the value network shown logo aces as no die takes most 2s cut this far off for no die
+    # at all, which the looks around them read (``recentred``); cut 0.35 sides off at a 35
+    # degree turn it still reads a 1 and a die; found by a search over turns and offsets)
+    for turn, off in ((35.0, (-0.35, 0.0)),):
         first, again = looks(2, turn, off, p)
         assert first.value == 1
         assert first.probability < p.ones_unsure
@@ -139,7 +139,7 @@ def test_a_two_cut_off_centre_reads_as_one_until_looked_at_again() -> None:
         assert first.value == 1
         assert again.value == 1
     no_relook = DetectorParams(ones_unsure=0.0)
-    assert looks(2, 10.0, (-0.3, 0.3), no_relook)[1].value == 1
+    assert looks(2, 35.0, (-0.35, 0.0), no_relook)[1].value == 1
     with pytest.raises(ValueError, match="relook_shifts"):
         DetectorParams(relook_shifts=(0.6,))
     with pytest.raises(ValueError, match="relook_accept"):
@@ -193,11 +193,12 @@ def test_a_die_cut_off_its_centre_is_read_from_the_best_look_around() -> None:
         (again,) = recentred(shot.image, found, [cut], first, nets, params)
         return first[0], again
 
-    for value, turn, off in ((5, 10.0, (-0.35, 0.0)), (5, 10.0, (0.0, -0.35))):
+    for value, turn, off in ((5, 10.0, (-0.35, 0.0)), (5, 10.0, (0.0, 0.35))):
         first, again = read(value, turn, off, p)
         # off its centre the cut misreads the 5, or reads it without conviction (the 8-bit
         # value network's first look is a near tie between 5, 3 and 4 here, which OpenCV 4.11
-        # and 5.0 cut differently)
+        # and 5.0 cut differently: cut 0.35 sides up instead of down, the value network shown
+        # logo aces reads 5 at 0.52 on 4.11; both offsets found by a search on both pins)
         assert first.value != value or first.probability < 0.5
         assert p.recentre_not_die < first.not_die <= p.reject_not_die
         assert again.value == value
@@ -326,51 +327,51 @@ def test_a_shifted_look_moves_along_the_faces_own_axes() -> None:
 
 
 def test_a_die_sized_as_one_of_its_pips_is_read_again_at_the_others_size() -> None:
-    """A render where the locator sizes a green die small (a big pip and some): the small cut
+    """A render where the locator sizes a purple die small (a big pip and some): the small cut
     is unsure. The other five dice say how big a die is, and the looks at that size around the
     peak read it; without them (``undersized`` 0) it is asked. (``synth.random_scene`` at
-    seed 2155, written out; it reads so with the Pi's bookworm pins too.)"""
+    seed 2430, written out; found by a search over seeds.)"""
     from vision import synth
     from vision.detect import read_roll
     from vision.synth import Camera, DieSpec, Lighting, PadStyle, Scene
 
     dice = tuple(
-        DieSpec(v, xy, yaw_deg=yaw, size_mm=18.491003647722216, style=synth.STYLES["green"])
+        DieSpec(v, xy, yaw_deg=yaw, size_mm=14.994916229780662, style=synth.STYLES["purple"])
         for v, xy, yaw in (
-            (3, (-19.538365524797527, -20.049675876495098), 35.15450563354582),
-            (1, (-80.47331361816063, 61.25235086823463), 64.52790957663655),
-            (5, (41.764166871875915, -1.739390573158241), 70.78289772419832),
-            (5, (64.08729211263567, 61.89938217920703), 55.0263594508902),
-            (1, (-51.4179972041896, 43.61905406003445), 8.186252580929782),
-            (2, (37.90929066165647, 36.8270579070166), 77.53406468439725),
+            (1, (-54.70930704297511, 37.715651030641155), 62.62646468896033),
+            (2, (6.955475799018922, -31.691064225725384), 87.40045569068985),
+            (3, (83.18617520509865, 39.4621849643384), 34.61315886757015),
+            (5, (4.609356236384647, -70.16173686914773), 10.140217917530663),
+            (6, (58.78245811101276, -56.114283426335774), 57.830050342532395),
+            (4, (-39.176743900878215, -8.852790633791397), 6.048091758233435),
         )
     )
     pad = PadStyle(
-        size_mm=(210.525026368388, 167.59563964473762),
-        centre_mm=(-2.8554985333378022, 0.8881949353148489),
-        angle_deg=0.44280618187794074,
+        size_mm=(237.8346503798346, 167.6519465891296),
+        centre_mm=(-7.216078002913658, -4.2525929199819705),
+        angle_deg=0.717768480801614,
         colour=(35, 35, 150),
-        texture=1.3869366641595557,
-        rail_mm=11.156280667374187,
+        texture=1.1167953358809177,
+        rail_mm=6.958502725254597,
         rail_colour=(25, 25, 40),
         table_colour=(70, 100, 140),
-        seed=203059786,
+        seed=849248675,
     )
     light = Lighting(
-        azimuth_deg=66.13556842194268,
-        elevation_deg=78.74771961533031,
-        ambient=0.5189994808957632,
-        gain=0.9252595235918795,
-        cast=(1.0507796971224392, 0.9389992543295371, 1.043034275642227),
-        gradient=0.12379555232461811,
-        gradient_dir_deg=4.4706528254888145,
-        shadow=0.3606507148470893,
+        azimuth_deg=178.99191506886294,
+        elevation_deg=60.48691335585206,
+        ambient=0.43336063164972694,
+        gain=0.9490859166740393,
+        cast=(1.044968353761233, 0.9614435015820533, 1.0493148184611023),
+        gradient=0.0810512446855759,
+        gradient_dir_deg=178.49766195693854,
+        shadow=0.31138183053840535,
     )
-    shot = synth.render(Scene(dice, pad, Camera(height_mm=297.1187894516515), light))
+    shot = synth.render(Scene(dice, pad, Camera(height_mm=311.91864944910884), light))
     truth = sorted(d.value for d in shot.truth.dice)
     assert sorted(d.value or 0 for d in read_roll(shot.image).dice) == truth
     without = read_roll(shot.image, params=DetectorParams(undersized=0.0))
-    assert sorted(d.value or 0 for d in without.dice) == [0, 1, 2, 3, 5, 5]
+    assert sorted(d.value or 0 for d in without.dice) == [0, 2, 3, 4, 5, 6]
 
 
 def test_the_size_relook_leaves_sure_dice_and_other_dice_s_pips_alone(

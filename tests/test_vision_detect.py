@@ -264,7 +264,7 @@ def test_a_die_the_locator_is_sure_of_is_read_though_the_value_network_hesitates
     test read before, the value network on ImageNet's Lite0 no longer hesitates over.)"""
     from vision import synth
 
-    rng = np.random.default_rng(326)
+    rng = np.random.default_rng(394)  # found by a search over seeds, as 326 was before
     shot = synth.render_wide(synth.wide_scene(rng, size=(640, 480)), size=(640, 480), rng=rng)
     ones = [t for t in shot.truth.dice if t.value == 1 and t.visible > 0.9]
 
