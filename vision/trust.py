@@ -177,7 +177,8 @@ def _voted_ace(told: Verdict, house: HouseGuess, not_die: float, net_best: int |
     Why: a head fitted on twenty-odd aces of a logo splits its mass with the value whose
     blobs the logo resembles (a star as 1 at 0.75, 3 at 0.24) while the examples taught
     are far nearer (0.99 against at most 0.96). Over five seeds of the logo bench
-    (``bench/house_vision.py --logos``), taught aces asked 43 -> 16 of 2670, none read as
+    (``bench/house_vision.py --logos``), taught aces asked 81 -> 32 of 2670 with the value
+    network shown logo aces as no die, 43 -> 16 with the one shipped before it; none read as
     another number. Only for aces: the same vote
     for every value read 10 more of nellbyler_d6's held-out dice right and 2 wrong (a third
     taught, networks trained without it); this rule changed one of its dice (right) and none
