@@ -179,10 +179,9 @@ def _voted_ace(told: Verdict, house: HouseGuess, not_die: float, net_best: int |
     are far nearer (0.99 against at most 0.96). Over five seeds of the logo bench
     (``bench/house_vision.py --logos``), taught aces asked 81 -> 32 of 2670 with the value
     network shown logo aces as no die, 43 -> 16 with the one shipped before it; none read as
-    another number. Only for aces: the same vote
-    for every value read 10 more of nellbyler_d6's held-out dice right and 2 wrong (a third
-    taught, networks trained without it); this rule changed one of its dice (right) and none
-    of matteop65_d6's."""
+    another number. Only for aces: the same vote for every value read 10 more of
+    nellbyler_d6's held-out dice right and 2 wrong (a third taught, networks trained without
+    it); this rule changed one of its dice (right) and none of matteop65_d6's."""
     if not (house.voted == house.best == 1):
         return False
     if told.why is Why.UNSURE:

@@ -112,19 +112,19 @@ def value_patches(
             continue
         d = s.dice[int(rng.integers(len(s.dice)))]
         r = rng.random()
-        logo = d.value == LOGO_ACE  # a logo ace: a die's face, drawn as "not a die"
-        if d.value < 1 and not logo and r < 0.75:  # no value label (a steep or hidden die)
+        if d.value < 1 and d.value != LOGO_ACE and r < 0.75:  # no value label (steep, hidden)
             continue
         if r < 0.25 and s.located:
             d = s.located[int(rng.integers(len(s.located)))]
-            logo = False
         if r < 0.75:
             jitter = 0.03 if r < 0.25 else 0.06
             if OFF_CENTRE[0] > 0 and rng.random() < OFF_CENTRE[0]:  # no draw at 0 (older streams)
                 jitter = 0.15  # as far off as the locator strays on a die with big side faces
             cx = d.cx + rng.normal(0, jitter * d.size)
             cy = d.cy + rng.normal(0, jitter * d.size)
-            label = NOT_A_DIE if logo else d.value
+            # a logo ace is a die's face, drawn as "not a die" (never among the located: mined
+            # as a false hit)
+            label = NOT_A_DIE if d.value == LOGO_ACE else d.value
         else:
             h, w = s.image.shape[:2]
             if r < 0.85 and s.false_hits:
