@@ -68,6 +68,13 @@ NEAR_QUANTILE = 0.05
 """A die is one of the house's when its nearest example is at least as similar as this share
 of the examples are to their own nearest (leave one out): 95 % of the house's dice pass."""
 
+NEAR_VOTED_QUANTILE = 0.01
+"""The same share for a die whose ``NEIGHBOURS`` nearest examples all are of the value the
+head gives it (:attr:`HouseGuess.voted`): 99 % of the house's dice pass. Two signs that it is
+one of the house's agree, so the similarity alone need not exclude one in twenty by
+construction (a house taught twenty-odd logo aces left aces asked at similarities 0.001-0.01
+under the 95 % floor, their head at 1.00 and all five nearest examples aces)."""
+
 
 @dataclass(frozen=True)
 class HouseGuess:
@@ -122,6 +129,8 @@ class HouseModel:
     floor: float = FLOORS[-1]  # how sure it must be to judge a die (:func:`fitted_floor`)
     held: tuple[int, int, int] | None = None  # (right, wrong, asked) of the held-back dice
     # at ``floor``, from the very fits that chose it (None: too few to hold any back)
+    near_voted: float | None = None  # ``near`` for a die its nearest examples vote for
+    # (:data:`NEAR_VOTED_QUANTILE`; None: ``near``)
 
     def judge(self, logits: F32, embedding: F32) -> list[HouseGuess]:
         """One :class:`HouseGuess` per die from :func:`look`'s arrays."""
@@ -138,9 +147,12 @@ class HouseModel:
             # merely lies near some example is not judged by what that example taught
             same = row[self.bank_values == best]
             s = float(same.max()) if same.size else -1.0
-            near = s >= self.near and same.size >= MIN_PER_VALUE
             nearest = set(self.bank_values[np.argsort(-row)[:NEIGHBOURS]].tolist())
             voted = int(nearest.pop()) if len(nearest) == 1 and row.size >= NEIGHBOURS else None
+            gate = self.near
+            if voted == best and self.near_voted is not None:
+                gate = min(gate, self.near_voted)
+            near = s >= gate and same.size >= MIN_PER_VALUE
             out.append(HouseGuess(tuple(float(x) for x in p), near, s, voted))
         return out
 
@@ -341,16 +353,21 @@ def fit_arrays(
         bank=bank,
         bank_values=values.astype(np.int8),
         near=_near_floor(bank, values),
+        near_voted=_near_floor(bank, values, NEAR_VOTED_QUANTILE),
         network=network,
         digest=digest,
         floor=floor,
     )
 
 
-def _near_floor(bank: F32, values: npt.NDArray[np.int_]) -> float:
+def _near_floor(bank: F32, values: npt.NDArray[np.int_], quantile: float = NEAR_QUANTILE) -> float:
     """The similarity to its nearest other example of the same value that all but
-    NEAR_QUANTILE of the examples reach (leave one out)."""
+    ``quantile`` of the examples reach (leave one out). An example alone of its value has no
+    nearest to measure (a house judges no value taught fewer than ``MIN_PER_VALUE`` times):
+    counted, its -1 dragged the floor to nothing (a set with one not-a-die example)."""
     sims = bank @ bank.T
-    np.fill_diagonal(sims, -1.0)
-    sims[values[:, None] != values[None, :]] = -1.0
-    return float(np.quantile(sims.max(axis=1), NEAR_QUANTILE))
+    np.fill_diagonal(sims, -2.0)
+    sims[values[:, None] != values[None, :]] = -2.0
+    nearest = sims.max(axis=1)
+    nearest = nearest[nearest > -2.0]
+    return float(np.quantile(nearest, quantile)) if nearest.size else 1.0
