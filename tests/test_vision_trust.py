@@ -222,3 +222,39 @@ def test_a_row_of_a_six_is_no_three() -> None:
     draw_die(img, (100.0, 100.0), 60.0, 6)
     row = (100.0 - 0.27 * 60, 100.0)
     assert count_pips(img, row, 40.0, 0.0).value != 3
+
+
+def _slanted(value: int, squash: float) -> np.ndarray:
+    """A die turned 45 degrees seen from a camera at a slant: its face foreshortened to
+    ``squash`` across the picture, so the square of its corner pips is a rhombus."""
+    img = table(200, 200, (70, 110, 60))
+    draw_die(img, (100.0, 100.0), 48.0, value, angle_deg=45.0)
+    warp = np.array([[1, 0, 0], [0, squash, 100 * (1 - squash)]], np.float32)
+    out: np.ndarray = cv2.warpAffine(img, warp, (200, 200), borderMode=cv2.BORDER_REPLICATE)
+    return out
+
+
+@pytest.mark.parametrize("squash", [0.75, 0.7])  # a camera 41 and 46 degrees off overhead
+def test_a_4_or_5_seen_at_a_slant_is_counted_and_a_6_is_not_taken_for_a_4(squash: float) -> None:
+    """A square's corners seen at a slant stay a parallelogram whose diagonals are of like
+    length and cross wide: a 4 and a 5 are counted whatever their turn (equal distances from
+    the centre, the rule before, refused them), and a 6 whose middle pips merge into its rows
+    there is no 4 (it was one, a wrong count)."""
+    for value in (4, 5):
+        img = _slanted(value, squash)
+        assert count_pips(img, (100.0, 100.0), 40.0, 0.0).value == value
+        assert count_pips(img, (100.0, 100.0), 48.0 * squash**0.5, 45.0).value == value
+    six = _slanted(6, squash)
+    assert count_pips(six, (100.0, 100.0), 40.0, 0.0).value in (6, None)
+
+
+def test_four_blobs_of_uneven_size_are_no_4() -> None:
+    """A 4's or 5's pips are of one size, at a slant too (its foreshortening shrinks them
+    alike): blobs of which one is twice another are two pips merged, of a 6 turned so that a
+    row's pips run together, not a 4."""
+    img = table(160, 160, (70, 110, 60))
+    draw_die(img, (80.0, 80.0), 40.0, 4)
+    assert count_pips(img, (80.0, 80.0), 40.0, 0.0).value == 4
+    corner = round((80 - 0.27 * 40) * 16)  # a corner pip drawn again, 4.7 px: twice the area
+    cv2.circle(img, (corner, corner), round(4.7 * 16), (20, 20, 20), -1, cv2.LINE_AA, shift=4)
+    assert count_pips(img, (80.0, 80.0), 40.0, 0.0).value is None

@@ -18,6 +18,11 @@ exactly for odd counts, a 2's or 3's on a diagonal, and blobs of one size. Count
 faces' pips took the faces counted, on photo sources the networks were not trained on, from 41
 to 46 % (nellbyler_d6) and 37 to 57 % (matteop65_d6), 10 and 3 of them counted wrong (a
 die asked about when the network disagrees); these rules were shaped looking at both sources.
+A 4's or 5's corner pips need only be a square as a camera at a slant sees it (``_square_seen``,
+chosen on ``vision.synth`` wide renders alone): of 1175 flat dice at the true place, counted
+right 66.1 -> 67.4 %, counted wrong 35 -> 30 (jittered as a locator places them, 61.3 -> 62.6 %,
+42 -> 31 wrong); the reader on rendered tables 98.57 -> 98.97 % right (clean), 97.74 -> 97.66 %
+(blur, noise, JPEG), 97.93 -> 98.29 % (translucent), none wrong.
 """
 
 from __future__ import annotations
@@ -71,6 +76,9 @@ _REACH = (0.22, 0.6)  # located sides from their centre to the outermost pips (a
 # pips are 0.38 of its side out; a located side runs large)
 _SKEW = 20.0  # degrees a 2's or 3's pips may lie off the face's diagonal (the turn's error)
 _RING = np.maximum(np.abs(_U), np.abs(_V)) >= 0.62  # just outside the located face
+_DIAGONALS = 0.6  # a 4's or 5's shorter diagonal at least this share of its longer ...
+_CROSSING = 65.0  # ... and the two crossing at this many degrees or more (``_square_seen``)
+_EVEN = 2.0  # ... and its biggest pip at most this many times its smallest's area
 
 
 @dataclass(frozen=True)
@@ -258,6 +266,28 @@ def _face_value(near: list[tuple[float, float, float]]) -> int | None:
     if n == 6:
         if ring[0] < 0.55 * big or ring[2] < 0.85 * big:  # two rows of three
             return None
-    elif ring[0] < 0.8 * big:  # 2-5: the outer pips on the corners
+    elif n >= 4:
+        if not _square_seen(outer) or areas[-1] > _EVEN * areas[0]:  # 4, 5: a square's
+            return None  # corners, pips of one size
+    elif ring[0] < 0.8 * big:  # 2, 3: the outer pips on the corners
         return None
     return n
+
+
+def _square_seen(outer: list[tuple[float, float]]) -> bool:
+    """Whether four points, paired through their centre, are a square's corners as a camera
+    at a slant sees them: a parallelogram (the pairs make it one) whose diagonals are of like
+    length (``_DIAGONALS``) and cross at a wide angle (``_CROSSING``). A square seen at up to
+    45 degrees from overhead keeps its diagonals within 0.71 of each other and crossing at 70
+    degrees or more; equal radii alone (the rule before) refused a 4 or 5 foreshortened along
+    an edge and took a thin rectangle."""
+    if len(outer) != 4:
+        return False
+    a = outer[0]
+    partner = min(outer[1:], key=lambda p: math.hypot(a[0] + p[0], a[1] + p[1]))
+    b = next(p for p in outer[1:] if p is not partner)
+    la, lb = math.hypot(*a), math.hypot(*b)
+    if min(la, lb) < _DIAGONALS * max(la, lb):
+        return False
+    cosine = abs(a[0] * b[0] + a[1] * b[1]) / (la * lb)
+    return math.degrees(math.acos(min(1.0, cosine))) >= _CROSSING
