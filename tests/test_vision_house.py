@@ -560,6 +560,15 @@ def test_dicepad_dice_learns_shows_forgets_and_detect_reads_with_the_house(
     cached = house_model(house, load_nets().value)  # the cache, read back
     assert cached is not None
     assert cached.digest == model.digest
+    assert cached.near_voted == model.near_voted is not None
+    with np.load(house / "model.npz") as z:  # a cache an older dicepad wrote ...
+        older = {k: z[k] for k in z.files if k != "near_voted"}
+    np.savez(house / "model.npz", **older)
+    refitted = house_model(house, load_nets().value)  # ... is fitted again, not misread
+    assert refitted is not None
+    assert refitted.near_voted == model.near_voted
+    with np.load(house / "model.npz") as z:
+        assert "near_voted" in z.files
     test = _logo_table(50, logo="ring-l")
     photo = tmp_path / "test.png"
     cv2.imwrite(str(photo), test.image)
