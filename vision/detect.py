@@ -344,7 +344,7 @@ def _rescued(
     whose nearest examples are aces (``HouseGuess.voted``) is kept too: a head fitted on
     twenty-odd logo aces splits its mass with the values the logo's blobs resemble. Over ten
     seeds of the logo bench (``bench/house_vision.py --logos``) taught crown aces lost 11 -> 2
-    of 876, star 3 -> 0, for 4 more readings where no die was of 10 800 on those tables."""
+    of 876, star 3 -> 0, for 4 more readings where no die lay over those 1800 tables."""
     out = list(guesses)
     rejected = [
         i

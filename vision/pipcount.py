@@ -78,7 +78,8 @@ _SKEW = 20.0  # degrees a 2's or 3's pips may lie off the face's diagonal (the t
 _RING = np.maximum(np.abs(_U), np.abs(_V)) >= 0.62  # just outside the located face
 _DIAGONALS = 0.6  # a 4's or 5's shorter diagonal at least this share of its longer ...
 _CROSSING = 65.0  # ... and the two crossing at this many degrees or more (``_square_seen``)
-_EVEN = 2.0  # ... and its biggest pip at most this many times its smallest's area
+_EVEN = 2.0  # ... and its biggest pip at most this many times its smallest's area (a slant
+# shrinks them alike; a blob twice another is two pips run together, of a 6's row)
 
 
 @dataclass(frozen=True)
@@ -279,8 +280,10 @@ def _square_seen(outer: list[tuple[float, float]]) -> bool:
     at a slant sees them: a parallelogram (the pairs make it one) whose diagonals are of like
     length (``_DIAGONALS``) and cross at a wide angle (``_CROSSING``). A square seen at up to
     45 degrees from overhead keeps its diagonals within 0.71 of each other and crossing at 70
-    degrees or more; equal radii alone (the rule before) refused a 4 or 5 foreshortened along
-    an edge and took a thin rectangle."""
+    degrees or more, while a 6's middle pair and a corner pair, the four a 6 shows when its
+    other corners are lost, cross at 45 (55 at that slant). Equal radii alone (the rule
+    before) refused a 4 or 5 turned across the slant (a rhombus: its diagonals foreshortened
+    unequally) and took any rectangle, however thin."""
     if len(outer) != 4:
         return False
     a = outer[0]
