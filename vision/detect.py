@@ -19,6 +19,7 @@ from vision.classify import DieCut, ValueGuess, classify, cut_die
 from vision.colour import body_colour
 from vision.face import face_side, square_corners
 from vision.flags import DieView, judge
+from vision.house.judging import held_whole, house_floor, rescued
 from vision.house.model import HouseGuess, HouseModel, look
 from vision.house.views import view_at
 from vision.locate import Candidate, locate, located_die_px, rescaled, scaled_long_side
@@ -180,54 +181,15 @@ def _whole_ones(
     if not which:
         return counts
     with nets.lock:
-        whole = seen_whole(
-            image, [(dice[i].candidate, dice[i].angle_deg) for i in which], nets, params
-        )
+        located = [(dice[i].candidate, dice[i].angle_deg) for i in which]
+        whole = seen_whole(image, located, nets, params)
         if house is not None and not all(whole):
-            whole = _house_whole(image, [dice[i] for i in which], whole, nets, params, house)
+            whole = held_whole(image, located, whole, nets, params, house)
     out = list(counts)
     for i, ok in zip(which, whole, strict=True):
         count = out[i]
         if ok and count is not None:
             out[i] = replace(count, value=1, engulfed=False)
-    return out
-
-
-def _house_whole(
-    image: U8,
-    dice: Sequence[DieGeometry],
-    whole: list[bool],
-    nets: Nets,
-    params: DetectorParams,
-    house: HouseModel,
-) -> list[bool]:
-    """``whole`` with each die not yet held there held when the house model judges a 1 in
-    every cut ``DetectorParams.whole_scales`` times its located size (the caller holds the
-    lock). Why: a ring logo is one blob with the body all round it -- a lone pip engulfed, to
-    the pip count -- that the value network, never shown it, does not read as 1 seen whole;
-    the house taught it does, while around a pip of a bigger die its cuts take in the die's
-    other pips and the house reads them."""
-    todo = [i for i, ok in enumerate(whole) if not ok]
-    scales = params.whole_scales
-    if not todo or not scales:
-        return whole
-    views = [
-        view_at(
-            image,
-            dice[i].candidate.center_xy,
-            dice[i].candidate.size_px * s,
-            dice[i].angle_deg,
-            params,
-        )
-        for i in todo
-        for s in scales
-    ]
-    judged = house.judge(*look(nets.value, views))
-    floor = house_floor(house, params)
-    out = list(whole)
-    k = len(scales)
-    for n, i in enumerate(todo):
-        out[i] = all(g.best == 1 and g.judges(floor) for g in judged[n * k : (n + 1) * k])
     return out
 
 
@@ -259,14 +221,6 @@ def _located(
     return locate(image, nets.locator, long_side_px=wanted, threshold=threshold), die_px
 
 
-def house_floor(house: HouseModel | None, params: DetectorParams) -> float:
-    """How sure the house model must be to judge a die: ``params.house_confidence``, or the
-    floor fitted on the house's own examples."""
-    if params.house_confidence is not None:
-        return params.house_confidence
-    return 1.0 if house is None else house.floor
-
-
 def dice_at(
     image: U8,
     found: Sequence[Candidate],
@@ -296,7 +250,7 @@ def dice_at(
         nets.value, [c.view for c in cuts], views=params.value_views, sure=params.value_sure
     )
     if house is not None:  # what the base network takes for no die may be a house die
-        guesses = _rescued(found, cuts, guesses, nets, params, house)
+        guesses = rescued(found, cuts, guesses, nets, params, house)
     kept = [
         i
         for i, (c, g) in enumerate(zip(found, guesses, strict=True))
@@ -328,39 +282,6 @@ def dice_at(
         for k in _distinct(ranked, params.min_center_distance)
     ]
     return _outside_other_faces(dice, params)
-
-
-def _rescued(
-    found: Sequence[Candidate],
-    cuts: Sequence[DieCut],
-    guesses: list[ValueGuess],
-    nets: Nets,
-    params: DetectorParams,
-    house: HouseModel,
-) -> list[ValueGuess]:
-    """``guesses`` with the house model's for the candidates the base network rejects (a
-    located peak it takes for no die) that the house is sure are a die it was taught: a die
-    whose ace is a logo is nothing the base network knows. Short of its floor, an ace all of
-    whose nearest examples are aces (``HouseGuess.voted``) is kept too: a head fitted on
-    twenty-odd logo aces splits its mass with the values the logo's blobs resemble. Over ten
-    seeds of the logo bench (``bench/house_vision.py --logos``) taught crown aces lost 11 -> 2
-    of 876, star 3 -> 0, for 4 more readings where no die lay over those 1800 tables."""
-    out = list(guesses)
-    rejected = [
-        i
-        for i, (c, g) in enumerate(zip(found, guesses, strict=True))
-        if g.not_die > params.not_die_limit(c.score) and c.score >= params.peak_threshold
-    ]
-    if not rejected:
-        return out
-    judged = house.judge(*look(nets.value, [cuts[i].view for i in rejected]))
-    floor = house_floor(house, params)
-    for i, g in zip(rejected, judged, strict=True):
-        voted = floor < 1.0 and g.near and g.best == g.voted == 1  # a logo ace it was taught
-        if g.best != 0 and (g.judges(floor) or voted):
-            faces = tuple(g.face(v) for v in range(1, 7))
-            out[i] = ValueGuess(g.best, faces[g.best - 1], g.probs[0], faces)
-    return out
 
 
 def _without_pips_of_other_dice(dice: list[DieGeometry], reach: float) -> list[DieGeometry]:
