@@ -3,6 +3,7 @@ k of its photos taught to a house model (run on demand; minutes).
 
     .venv/bin/python bench/house_vision.py --work /tmp/loso [--k 0,3,10,30] [--seed 7]
     .venv/bin/python bench/house_vision.py --work /tmp/loso --logos [--seeds 0,1,2,3,7]
+    .venv/bin/python bench/house_vision.py --work /tmp/loso --plain [--seeds 0,1,2,3,4,5,6,7]
 
 For each DEV source S the networks trained without S (``bench/loso_vision.py`` leaves them in
 ``WORK/without_S``; ``bench/embed_value.py`` gives an older value network its embedding) read
@@ -13,7 +14,9 @@ model. Per k it prints right / wrong / asked / missed / extra per die and exact 
 silently wrong per photo, and how long learning took (``--why``: the asked dice by why they
 were asked, ``DieReading.why``). Then the dice not taught: the house model of S's taught third
 reads the *other* source, against no house model, with the same networks (it must not read
-them worse).
+them worse). ``--plain``: the same questions on renders of plain dice (a house taught one
+style, reading that style and the others), so that a house rule can be judged without
+looking at a photo source held out.
 """
 
 from __future__ import annotations
@@ -34,6 +37,7 @@ sys.path.insert(0, str(REPO / "bench"))
 
 import cv2  # noqa: E402
 import numpy as np  # noqa: E402
+import numpy.typing as npt  # noqa: E402
 from bench_vision import (  # noqa: E402
     DATASETS,
     LabelledImage,
@@ -177,6 +181,74 @@ def logos(seeds: Sequence[int]) -> None:
         )
 
 
+def plain_scenes(styles: Sequence[str], count: int, seed: int) -> list[synth.SceneImage]:
+    """``count`` rendered tables of plain dice (pips on every face), each of one of ``styles``."""
+    rng = np.random.default_rng(seed)
+    out = []
+    for _ in range(count):
+        style = STYLES[str(rng.choice(sorted(styles)))]
+        scene = synth.random_scene(rng, n_dice=int(rng.integers(3, 7)), styles=[style])
+        out.append(synth.render(scene, rng=rng))
+    return out
+
+
+def read_dice(
+    shots: Sequence[synth.SceneImage], params: DetectorParams, house: HouseModel | None
+) -> npt.NDArray[np.int_]:
+    """(dice, right, wrong, asked, missed, extra readings) over ``shots``, every value."""
+    out = np.zeros(6, int)
+    for shot in shots:
+        reading = read_roll(shot.image, params=params, house=house)
+        out[5] += sum(
+            all(math.dist(d.center_xy, t.center_xy) >= 0.5 * t.size_px for t in shot.truth.dice)
+            for d in reading.dice
+        )
+        for truth in shot.truth.dice:
+            near = [
+                d
+                for d in reading.dice
+                if math.dist(d.center_xy, truth.center_xy) < 0.5 * truth.size_px
+            ]
+            value = near[0].value if near else None
+            out[0] += 1
+            out[1] += value == truth.value
+            out[2] += value is not None and value != truth.value
+            out[3] += bool(near) and value is None
+            out[4] += not near
+    return out
+
+
+def plain(seeds: Sequence[int]) -> None:
+    """Plain dice on renders, so that a house rule can be checked without a photo: per seed a
+    house taught 8 tables of one dice style (the seed's, in turn), then 30 more tables of that
+    style (taught) and 30 of the other styles (not taught), each read with and without it."""
+    params = DetectorParams()
+    net = load_nets().value
+    names = sorted(STYLES)
+    totals = {k: np.zeros(6, int) for k in ("taught", "taught+house", "other", "other+house")}
+    for seed in seeds:
+        style = names[seed % len(names)]
+        examples: list[Example] = []
+        for n, shot in enumerate(plain_scenes([style], 8, seed)):
+            reading = read_roll(shot.image, params=learning_params(params))
+            labels = [Label(t.value, _box(t)) for t in shot.truth.dice]
+            examples += labelled_examples(
+                shot.image, reading.dice, labels, ref=f"{style}-{n}", added=0.0, params=params
+            )
+        model = fit(HouseSet().added(examples), net)
+        taught = plain_scenes([style], 30, seed + 1)
+        other = plain_scenes([n for n in names if n != style], 30, seed + 2)
+        totals["taught"] += read_dice(taught, params, None)
+        totals["taught+house"] += read_dice(taught, params, model)
+        totals["other"] += read_dice(other, params, None)
+        totals["other+house"] += read_dice(other, params, model)
+    for name, (dice, right, wrong, asked, missed, extra) in totals.items():
+        print(
+            f"{name:>13}: {dice} dice, right {100 * right / max(1, dice):.2f} %,"
+            f" wrong {wrong}, asked {asked}, missed {missed}; extra readings {extra}"
+        )
+
+
 def _box(t: synth.DieTruth) -> tuple[float, float, float, float]:
     xs = [x for x, _ in t.corners_xy]
     ys = [y for _, y in t.corners_xy]
@@ -190,14 +262,20 @@ def main(argv: Sequence[str] | None = None) -> int:
     ap.add_argument("--k", default="0,3,10,30", help="photos taught, comma-separated")
     ap.add_argument("--seed", type=int, default=7)
     ap.add_argument(
-        "--seeds", help="--logos: comma-separated seeds, each its own tables (default: --seed)"
+        "--seeds",
+        help="--logos, --plain: comma-separated seeds, each its own tables (default: --seed)",
     )
     ap.add_argument("--only", help="one source")
     ap.add_argument("--logos", action="store_true", help="only the logo aces (renders)")
+    ap.add_argument("--plain", action="store_true", help="only plain dice taught (renders)")
     ap.add_argument("--why", action="store_true", help="why each k's asked dice were asked")
     args = ap.parse_args(argv)
+    seeds = [int(x) for x in args.seeds.split(",")] if args.seeds else [args.seed]
     if args.logos:
-        logos([int(x) for x in args.seeds.split(",")] if args.seeds else [args.seed])
+        logos(seeds)
+        return 0
+    if args.plain:
+        plain(seeds)
         return 0
     ks = sorted({int(k) for k in args.k.split(",")})
     sources = {s: load_dataset(args.datasets, s) for s in DATASETS}
