@@ -244,6 +244,30 @@ def test_an_ace_whose_nearest_taught_examples_are_all_aces_is_read_short_of_the_
     assert overrule(as_1, far, None, floor=0.99) == as_1
 
 
+def test_an_ace_the_network_guesses_and_the_examples_vote_for_is_read_against_the_head() -> None:
+    """A head fitted on twenty-odd star aces may give a star ace to the 3s (its blobs look
+    like a 3's), while all five nearest examples are aces and the network's best guess is 1:
+    two opinions that fail differently agree against the head, and the ace is read. Not for
+    a die whose examples are not near, nor for a guess of another value, nor for a die asked
+    for a reason other than unsure, nor when the head is sure of another value."""
+    from vision.pipcount import PipCount
+
+    head_3 = (0.0, 0.2, 0.0, 0.7, 0.0, 0.1, 0.0)
+    vote = HouseGuess(head_3, False, 0.9, voted=1, vote_near=True)
+    as_1 = Verdict(None, ((1, 0.6), (3, 0.3)), Why.UNSURE)
+    read = overrule(as_1, vote, None, floor=0.99)
+    assert (read.value, read.why) == (1, Why.HOUSE)
+    assert overrule(as_1, replace(vote, vote_near=False), None, floor=0.99) == as_1
+    assert overrule(as_1, replace(vote, voted=3), None, floor=0.99) == as_1
+    as_3 = Verdict(None, ((3, 0.6), (1, 0.3)), Why.UNSURE)
+    assert overrule(as_3, vote, None, floor=0.99) == as_3
+    part = Verdict(None, ((1, 0.9), (2, 0.05)), Why.PART)
+    assert overrule(part, vote, PipCount(None, 1, 80.0, engulfed=True), floor=0.99) == part
+    sure_3 = HouseGuess((0.0, 0.0, 0.0, 0.995, 0.0, 0.005, 0.0), True, 0.99, 1, True)
+    assert overrule(as_1, sure_3, None, floor=0.99).value != 1
+    assert overrule(as_1, vote, None, floor=1.0) == as_1  # "never judge"
+
+
 def test_the_vote_is_the_value_all_nearest_taught_examples_share() -> None:
     """``HouseGuess.voted``: the value of the ``NEIGHBOURS`` nearest examples when they all
     have it (the not-a-die examples vote too), else None."""

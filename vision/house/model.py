@@ -84,6 +84,8 @@ class HouseGuess:
     near: bool  # like the taught examples of its best value: the house may judge it
     similarity: float  # cosine similarity to the nearest taught example of that value
     voted: int | None = None  # the value all NEIGHBOURS nearest taught examples share, if any
+    vote_near: bool = False  # as similar to an example as ``HouseModel.near_voted`` asks, and
+    # ``voted`` taught ``MIN_PER_VALUE`` times: the vote may be heard against the head
 
     @property
     def best(self) -> int:
@@ -153,7 +155,12 @@ class HouseModel:
             if voted == best and self.near_voted is not None:
                 gate = min(gate, self.near_voted)
             near = s >= gate and same.size >= MIN_PER_VALUE
-            out.append(HouseGuess(tuple(float(x) for x in p), near, s, voted))
+            vote_near = (
+                voted is not None
+                and float(row.max()) >= (self.near if self.near_voted is None else self.near_voted)
+                and int(np.count_nonzero(self.bank_values == voted)) >= MIN_PER_VALUE
+            )
+            out.append(HouseGuess(tuple(float(x) for x in p), near, s, voted, vote_near))
         return out
 
 
