@@ -113,37 +113,6 @@ def logo_scenes(logo: str, count: int, seed: int) -> list[synth.SceneImage]:
     return out
 
 
-def read_aces(
-    shots: Sequence[synth.SceneImage], params: DetectorParams, house: HouseModel | None
-) -> tuple[int, int, int, int, int, int]:
-    """(aces, read as 1, read as another number, asked, missed, extra) over ``shots``: missed
-    is no reading there at all (the locator did not find it, or the value network took it for
-    no die and no house model rescued it): the pad then asks about the throw's count instead.
-    Extra counts readings near no die of the table (any value): a house that rescues what the
-    value network rejects must not rescue the felt."""
-    aces = ones = others = missed = extra = 0
-    for shot in shots:
-        reading = read_roll(shot.image, params=params, house=house)
-        extra += sum(
-            all(math.dist(d.center_xy, t.center_xy) >= 0.5 * t.size_px for t in shot.truth.dice)
-            for d in reading.dice
-        )
-        for truth in shot.truth.dice:
-            if truth.value != 1:
-                continue
-            aces += 1
-            near = [
-                d
-                for d in reading.dice
-                if math.dist(d.center_xy, truth.center_xy) < 0.5 * truth.size_px
-            ]
-            value = near[0].value if near else None
-            ones += value == 1
-            others += value is not None and value != 1
-            missed += not near
-    return aces, ones, others, aces - ones - others - missed, missed, extra
-
-
 def logos(seeds: Sequence[int]) -> None:
     """Logo aces untaught, then taught from 20 aces (and the other faces of those tables):
     per logo, summed over ``seeds`` (each its own taught tables and test tables)."""
@@ -166,8 +135,8 @@ def logos(seeds: Sequence[int]) -> None:
             aces_taught += sum(e.value == 1 for e in examples)
             model = fit(HouseSet().added(examples), net)
             test = logo_scenes(logo, 30, seed + 1)
-            before += read_aces(test, params, None)
-            after += read_aces(test, params, model)
+            before += read_dice(test, params, None, only=1)
+            after += read_dice(test, params, model, only=1)
         a, one, other, asked, missed, extra = before.tolist()
         print(
             f"{logo:>8} untaught: {a} aces, read as 1 {one}, as another number {other},"
@@ -193,9 +162,16 @@ def plain_scenes(styles: Sequence[str], count: int, seed: int) -> list[synth.Sce
 
 
 def read_dice(
-    shots: Sequence[synth.SceneImage], params: DetectorParams, house: HouseModel | None
+    shots: Sequence[synth.SceneImage],
+    params: DetectorParams,
+    house: HouseModel | None,
+    only: int | None = None,
 ) -> npt.NDArray[np.int_]:
-    """(dice, right, wrong, asked, missed, extra readings) over ``shots``, every value."""
+    """(dice, right, wrong, asked, missed, extra readings) over ``shots``, of every value or
+    ``only`` one: missed is no reading there at all (the locator did not find it, or the value
+    network took it for no die and no house model rescued it), and the pad then asks about the
+    throw's count instead. Extra counts readings near no die of the table (any value): a house
+    that rescues what the value network rejects must not rescue the felt."""
     out = np.zeros(6, int)
     for shot in shots:
         reading = read_roll(shot.image, params=params, house=house)
@@ -204,6 +180,8 @@ def read_dice(
             for d in reading.dice
         )
         for truth in shot.truth.dice:
+            if only is not None and truth.value != only:
+                continue
             near = [
                 d
                 for d in reading.dice

@@ -148,12 +148,11 @@ def overrule(
     At ``floor`` 1.0 it changes nothing."""
     if house is None or floor >= 1.0:
         return told
+    net_best = told.candidates[0][0] if told.candidates else None
     if (
         told.why is Why.UNSURE
-        and house.voted == 1
+        and house.voted == net_best == 1
         and house.vote_near
-        and told.candidates
-        and told.candidates[0][0] == 1
         and not house.judges(floor)
     ):
         return Verdict(1, house.candidates(), Why.HOUSE)  # the network's guess and the vote
@@ -161,7 +160,6 @@ def overrule(
         return told
     if not house.judges(floor):
         given = told.value
-        net_best = told.candidates[0][0] if told.candidates else None
         if told.why is Why.UNSURE and house.best == net_best == 1 and house.sure >= AGREE:
             return Verdict(1, house.candidates(), Why.HOUSE)  # two opinions, agreeing
         if _voted_ace(told, house, not_die, net_best):

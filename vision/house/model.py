@@ -142,6 +142,9 @@ class HouseModel:
         probs = softmax((z.reshape(-1, z.shape[-1]) @ self.weights + self.bias).astype(np.float32))
         probs = probs.reshape(TURNS, -1, CLASSES).mean(axis=0)
         sims = unit(embedding.mean(axis=0)) @ self.bank.T
+        taught = np.bincount(self.bank_values.astype(np.intp), minlength=CLASSES)
+        # the gate for a die its nearest examples vote for (``near_voted``, never above ``near``)
+        loose = self.near if self.near_voted is None else min(self.near, self.near_voted)
         out = []
         for p, row in zip(probs, sims, strict=True):
             best = int(np.argmax(p))
@@ -151,14 +154,9 @@ class HouseModel:
             s = float(same.max()) if same.size else -1.0
             nearest = set(self.bank_values[np.argsort(-row)[:NEIGHBOURS]].tolist())
             voted = int(nearest.pop()) if len(nearest) == 1 and row.size >= NEIGHBOURS else None
-            gate = self.near
-            if voted == best and self.near_voted is not None:
-                gate = min(gate, self.near_voted)
-            near = s >= gate and same.size >= MIN_PER_VALUE
+            near = s >= (loose if voted == best else self.near) and taught[best] >= MIN_PER_VALUE
             vote_near = (
-                voted is not None
-                and float(row.max()) >= (self.near if self.near_voted is None else self.near_voted)
-                and int(np.count_nonzero(self.bank_values == voted)) >= MIN_PER_VALUE
+                voted is not None and float(row.max()) >= loose and taught[voted] >= MIN_PER_VALUE
             )
             out.append(HouseGuess(tuple(float(x) for x in p), near, s, voted, vote_near))
         return out
