@@ -140,6 +140,8 @@ class Score:
     exact: int = 0
     right_shown: int = 0  # right against what the photos show (see DISPUTED_LABELS)
     exact_shown: int = 0
+    wrong_shown: int = 0  # given a value the photo does not show
+    photo_silent_shown: int = 0  # scored silently wrong against what the photos show
     disputed: int = 0
     ms: list[float] = field(default_factory=list)
     confusion: dict[tuple[int, int | None], int] = field(default_factory=dict)
@@ -185,6 +187,7 @@ class Score:
                     tally[1 + k] += guesses[k] == label.value
             elif die is not None:
                 self.wrong += read != label.value
+                self.wrong_shown += read != shown
                 self.given.append((die.confidence, read == label.value))
         self.exact += all_right
         self.exact_shown += all_shown
@@ -202,6 +205,9 @@ class Score:
         else:
             self.photo_silent += 1
             self.silent_images.append(image.name)
+        if len(dice) == len(image.dice) and all(d.value is not None for d in dice):
+            shown = sorted(lab.shown(image.dataset, image.name) for lab in image.dice)
+            self.photo_silent_shown += sorted(d.value or 0 for d in dice) != shown
 
     def curve(self, floors: Sequence[float] = CURVE_FLOORS) -> list[tuple[float, float, float]]:
         """(floor, coverage, risk) per confidence floor: the share of the dice given a value
@@ -353,7 +359,10 @@ def report(
             print(
                 f"against what the photos show ({score.disputed} disputed labels, see"
                 f" DISPUTED_LABELS): per-die {100 * score.right_shown / max(1, s['dice']):.2f} %"
-                f"  exact-roll {100 * score.exact_shown / max(1, s['images']):.2f} %"
+                f" right, {100 * score.wrong_shown / max(1, s['dice']):.2f} % wrong"
+                f" ({score.wrong_shown})  exact-roll {100 * score.exact_shown / m:.2f} %"
+                f"  photos silently wrong {100 * score.photo_silent_shown / m:.2f} %"
+                f" ({score.photo_silent_shown})"
             )
         print(f"ms per frame: median {s['median_ms']:.2f}  p90 {s['p90_ms']:.2f}")
         print(confusion_table(score))

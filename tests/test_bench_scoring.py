@@ -38,6 +38,13 @@ def test_a_disputed_label_counts_against_the_label_and_for_the_photo() -> None:
     score.add(image, [reading(shown, x + 20, y + 20), reading(5, x + 220, y + 20)], 1.0)
     assert (score.right, score.exact) == (1, 0)  # the headline keeps the label as given
     assert (score.right_shown, score.exact_shown, score.disputed) == (2, 1, 1)
+    # given as the photo shows it: wrong against the label, and the roll silently wrong there
+    assert (score.wrong, score.photo_silent) == (1, 1)
+    assert (score.wrong_shown, score.photo_silent_shown) == (0, 0)  # right against the photo
+    score.add(
+        image, [reading(2 if shown != 2 else 3, x + 20, y + 20), reading(5, x + 220, y + 20)], 1.0
+    )
+    assert (score.wrong_shown, score.photo_silent_shown) == (1, 1)  # the label's value: wrong
 
 
 def test_an_undisputed_die_scores_alike_both_ways() -> None:

@@ -3,6 +3,7 @@ and the verdict that gives a value or asks (``vision.trust``)."""
 
 from __future__ import annotations
 
+import math
 from typing import Any
 
 import cv2
@@ -246,6 +247,35 @@ def test_a_4_or_5_seen_at_a_slant_is_counted_and_a_6_is_not_taken_for_a_4(squash
         assert count_pips(img, (100.0, 100.0), 48.0 * squash**0.5, 45.0).value == value
     six = _slanted(6, squash)
     assert count_pips(six, (100.0, 100.0), 40.0, 0.0).value in (6, None)
+
+
+@pytest.mark.parametrize("squash", [0.75, 0.7])
+@pytest.mark.parametrize("turn", [25.0, 35.0, 45.0])
+def test_a_6_seen_at_a_slant_is_counted(squash: float, turn: float) -> None:
+    """A 6 turned across a slant: its corner pips' radii differ as a rhombus's diagonals do,
+    and its middle pips still lie at the midpoints of two sides (a slant keeps midpoints).
+    The rule before, middle pips at least 0.55 and corners 0.85 of the outer radius, refused
+    every one of these."""
+    img = table(200, 200, (70, 110, 60))
+    draw_die(img, (100.0, 100.0), 48.0, 6, angle_deg=turn)
+    warp = np.array([[1, 0, 0], [0, squash, 100 * (1 - squash)]], np.float32)
+    seen: np.ndarray = cv2.warpAffine(img, warp, (200, 200), borderMode=cv2.BORDER_REPLICATE)
+    assert count_pips(seen, (100.0, 100.0), 40.0, 0.0).value == 6
+    assert count_pips(seen, (100.0, 100.0), 48.0 * squash**0.5, turn).value == 6
+
+
+def test_six_spots_in_a_ring_are_no_6() -> None:
+    """Six blobs paired through the centre at equal radii (a flower logo, a hexagon of spots)
+    are no 6: no pair of them lies at the midpoints of a square's sides (the rule before took
+    them for one)."""
+    img = table(160, 160, (70, 110, 60))
+    draw_die(img, (80.0, 80.0), 40.0, 1, pip=(235, 235, 235))  # a blank face
+    for k in range(6):
+        a = math.radians(60 * k)
+        at = (round((80 + 11 * math.cos(a)) * 16), round((80 + 11 * math.sin(a)) * 16))
+        cv2.circle(img, at, round(3.6 * 16), (20, 20, 20), -1, cv2.LINE_AA, shift=4)
+    count = count_pips(img, (80.0, 80.0), 40.0, 0.0)
+    assert (count.value, count.blobs) == (None, 6)
 
 
 def test_four_blobs_of_uneven_size_are_no_4() -> None:
