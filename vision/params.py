@@ -241,6 +241,10 @@ class DetectorParams:
     """Count every die's pips as a second opinion (``vision.pipcount``): a clean count that
     disagrees with the network asks about the die whatever the network's confidence."""
 
+    pip_finder: bool = True
+    """Where the pip count's ink thresholds find no clean face, find the pips with the small
+    network trained on renders for it (``vision.pipfind``; only with ``pip_count``)."""
+
     off_pad_margin_px: float = 0.0
     """A die centre this many px outside a calibrated pad still counts as on it."""
 

@@ -57,7 +57,7 @@ FACE_PX = 56  # the face cut is this many px a side ...
 FACE_SPAN = 1.6  # ... over this many located face sides (the located side is off by up to 30 %)
 _PX, _SPAN = FACE_PX, FACE_SPAN
 _S = _PX / _SPAN  # px per located face side in the cut
-_PIP_AREA = math.pi * (0.095 * _S) ** 2  # a standard pip's area in the cut, px
+PIP_AREA = math.pi * (0.095 * _S) ** 2  # a standard pip's area in the cut, px
 _HALF = 0.5 * _PX - 0.5
 _YY, _XX = np.mgrid[0:_PX, 0:_PX].astype(np.float32)
 _U = (_XX - _HALF) / _S  # face coordinates, located sides from the centre
@@ -96,6 +96,7 @@ class PipCount:
     blobs: int
     contrast: float  # the ink's high percentile, Lab units: how much the pips stand out
     engulfed: bool = False  # one blob, and the body's colour all round past the face: a pip
+    found: bool = False  # counted from the pips ``vision.pipfind`` found, not from the ink
 
 
 def count_pips(
@@ -192,7 +193,7 @@ def _count_at(dist: F32, high: float, fraction: float) -> PipCount:
         # left, top, width, height, area: a blob reaches the cut's edge (the pad, other dice,
         # side faces) exactly when its bounding box does -- no scan of the label image's edges
         x, y, w, h, area = rows[k]
-        if x == 0 or y == 0 or x + w == _PX or y + h == _PX or area < 0.12 * _PIP_AREA:
+        if x == 0 or y == 0 or x + w == _PX or y + h == _PX or area < 0.12 * PIP_AREA:
             continue  # reaches the cut's edge, or speckle
         if area < 0.45 * w * h or max(w, h) > 2.2 * min(w, h):
             continue  # a streak (marbling, an edge's highlight), not a round pip
@@ -203,9 +204,9 @@ def _count_at(dist: F32, high: float, fraction: float) -> PipCount:
     is_kept = np.zeros(n, bool)
     is_kept[kept] = True
     stray = int(np.count_nonzero(~is_kept[labels[_CORE_AT]]))
-    if stray > 0.6 * _PIP_AREA:  # ink on the face that is no pip: marbling, glare, a logo
+    if stray > 0.6 * PIP_AREA:  # ink on the face that is no pip: marbling, glare, a logo
         return PipCount(None, len(blobs), high)
-    value = _layout_value(blobs)
+    value = layout_value(blobs)
     if value == 1 and float(np.mean(dist[_RING] < 0.3 * high)) >= ENGULFED:
         # a lone blob whose "face" goes on past the located size in the body's colour: the
         # locator took a pip of a bigger die for a die (a 2 or 4 read as 1, unasked)
@@ -213,7 +214,7 @@ def _count_at(dist: F32, high: float, fraction: float) -> PipCount:
     return PipCount(value, len(blobs), high)
 
 
-def _layout_value(blobs: list[tuple[float, float, float]]) -> int | None:
+def layout_value(blobs: list[tuple[float, float, float]]) -> int | None:
     """The face value of blobs at face coordinates ``(u, v, area)``, or None when they hold
     no face's pips cleanly.
 
@@ -245,9 +246,9 @@ def _face_value(near: list[tuple[float, float, float]]) -> int | None:
     apart as a face's pips; else None."""
     if len(near) == 1:
         u, v, a = near[0]
-        return 1 if math.hypot(u, v) < 0.2 and a <= 6 * _PIP_AREA else None
+        return 1 if math.hypot(u, v) < 0.2 and a <= 6 * PIP_AREA else None
     areas = sorted(a for _, _, a in near)
-    if areas[-1] > _SIZES * areas[0] or areas[-1] > 4.0 * _PIP_AREA:
+    if areas[-1] > _SIZES * areas[0] or areas[-1] > 4.0 * PIP_AREA:
         return None
     n = len(near)
     cu = sum(u for u, _, _ in near) / n
