@@ -48,7 +48,7 @@ DOUBT = 0.15
 """A peak between this and :data:`FOUND` on the face (``_FACE`` located sides from its centre)
 leaves the face uncounted: the network is not sure what is a pip there. Both chosen on renders
 (``bench/train_pips.py``)."""
-_FACE = 0.55
+_FACE = 0.55  # located sides from the centre: the face (past it, a neighbour or the pad)
 _HALF = 0.5 * FACE_PX - 0.5
 _PER_SIDE = FACE_PX / FACE_SPAN  # cut px per located face side
 
