@@ -28,7 +28,10 @@ die): the finder after the thresholds 73.9 % right at the true place and 68.5 % 
 locator's error, against 75.8 and 70.3 %, as many wrong; the cut shrunk to 40 px (1.6x
 faster): as precise only at peaks of 0.7 and doubt at 0.1, and then 74.1 / 67.7 %. The finder
 *before* the thresholds (its count where it has one) read more (76.9 / 71.4 %) and fewer
-wrong (18 / 19 against 23 / 22), but it must then run on every die.
+wrong (18 / 19 against 23 / 22), but it must then run on every die. Twice the tables (seeds
+1-4, 105508 cuts): after the thresholds 77.9 / 72.2 % against 75.8 / 70.3 %, one more wrong,
+but the reader on rendered tables asked 172 dice against 171 (and held out of training it read
+no better: nellbyler_d6 one die more wrong each photo alone), so the 6000 tables stay.
 """
 
 from __future__ import annotations
