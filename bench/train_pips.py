@@ -55,7 +55,7 @@ from torch import nn
 from vision import synth
 from vision.classify import die_patch
 from vision.nets import read_onnx
-from vision.pipcount import FACE_PX, FACE_SPAN, PIP_AREA, count_pips, layout_value
+from vision.pipcount import FACE_PX, FACE_SPAN, PIP_AREA, count_cut, cut_faces, layout_value
 from vision.pipfind import STRIDE, heat_maps, pips_of
 from vision.synth.geometry import PIP_LAYOUTS
 
@@ -273,8 +273,8 @@ def check(model: Path, tables: int, seed: int) -> None:
                 d.center_xy[0] + jr.normal(0, 0.08) * d.size_px,
                 d.center_xy[1] + jr.normal(0, 0.08) * d.size_px,
             )
-            counted = count_pips(shot.image, centre, side, turn)
-            cut = die_patch(shot.image, centre, side * FACE_SPAN, FACE_PX, angle_deg=turn)
+            cut = cut_faces(shot.image, [(centre, side, turn)])  # one cut, both count on it
+            counted = count_cut(cut)[0]
             found = pips_of(heat_maps(net, [cut])[0])
             by_finder = (
                 None if found is None else layout_value([(u, v, PIP_AREA) for u, v in found])

@@ -9,7 +9,7 @@ import pytest
 from vision_drawing import draw_die, table
 
 from vision.nets import MODELS_DIR
-from vision.pipcount import FACE_PX, FACE_SPAN, PipCount, count_all
+from vision.pipcount import FACE_PX, FACE_SPAN, PipCount, count_all, cut_faces
 from vision.pipfind import MODEL_FILE, STRIDE, load_finder, pips_of, with_found
 
 FACE = ((80.0, 80.0), 40.0, 0.0)
@@ -33,7 +33,7 @@ def test_a_face_in_a_shadow_the_ink_thresholds_miss_is_counted_by_the_finder(val
     counts = count_all(img, [FACE])
     assert counts[0] is not None
     assert counts[0].value is None
-    found = with_found(load_finder(), img, [FACE], counts, [True])[0]
+    found = with_found(load_finder(), cut_faces(img, [FACE]), counts, [True])[0]
     assert found is not None
     assert (found.value, found.found) == (value, True)
 
@@ -47,7 +47,10 @@ def test_only_faces_wanted_and_uncounted_are_looked_at() -> None:
     engulfed = PipCount(None, 1, 90.0, engulfed=True)
     faces = [FACE] * 4
     got = with_found(
-        load_finder(), img, faces, [none, clean, engulfed, none], [True, True, True, False]
+        load_finder(),
+        cut_faces(img, faces),
+        [none, clean, engulfed, none],
+        [True, True, True, False],
     )
     assert got[0] == PipCount(5, 5, 90.0, found=True)
     assert got[1:] == [clean, engulfed, none]
@@ -57,7 +60,7 @@ def test_a_blank_face_has_no_pips_found() -> None:
     img = table(160, 160, (70, 110, 60))
     draw_die(img, (80.0, 80.0), 40.0, 1, body=(200, 200, 200), pip=(200, 200, 200))
     counts = count_all(img, [FACE])
-    assert with_found(load_finder(), img, [FACE], counts, [True])[0] == counts[0]
+    assert with_found(load_finder(), cut_faces(img, [FACE]), counts, [True])[0] == counts[0]
 
 
 def test_a_peak_neither_clearly_a_pip_nor_clearly_not_leaves_the_face_uncounted() -> None:

@@ -25,7 +25,7 @@ from vision.house.views import view_at
 from vision.locate import Candidate, locate, located_die_px, rescaled, scaled_long_side
 from vision.nets import U8, Nets, load_nets
 from vision.params import DetectorParams
-from vision.pipcount import PipCount, count_all
+from vision.pipcount import PipCount, count_cut, cut_faces
 from vision.pipfind import load_finder, with_found
 from vision.reading import DieFlag, DieReading, FaceSize, Pad, Reading
 from vision.relook import recentred, seen_whole, undersized, unsure_ones
@@ -115,11 +115,11 @@ def read_roll(
         dice, judged = [dice[i] for i in kept], [judged[i] for i in kept]
     counts: list[PipCount | None] = [None] * len(dice)
     if params.pip_count:
-        faces = [(d.candidate.center_xy, d.side_px, d.angle_deg) for d in dice]
-        counts = list(count_all(image, faces))
+        cuts = cut_faces(image, [(d.candidate.center_xy, d.side_px, d.angle_deg) for d in dice])
+        counts = list(count_cut(cuts))
         if params.pip_finder:  # where a count can matter: below it the die is asked anyway
             wanted = [d.guess.confidence >= params.agreed_value_confidence for d in dice]
-            counts = with_found(load_finder(params.models_dir), image, faces, counts, wanted)
+            counts = with_found(load_finder(params.models_dir), cuts, counts, wanted)
         counts = _whole_ones(image, dice, counts, nets, params, house)
     readings = []
     for die, judgement, count in zip(dice, judged, counts, strict=True):

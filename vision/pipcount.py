@@ -110,21 +110,31 @@ def count_pips(
 def count_all(
     frame: U8, faces: Sequence[tuple[tuple[float, float], float, float]]
 ) -> list[PipCount]:
-    """:func:`count_pips` for each ``(center_xy, side_px, angle_deg)`` of one frame, in order.
+    """:func:`count_pips` for each ``(center_xy, side_px, angle_deg)`` of one frame, in order."""
+    return count_cut(cut_faces(frame, faces))
 
-    The faces are cut into one tall image and its pixel work done in one call per step (the
-    per-die calls cost more in overhead than in arithmetic), each face's exactly as alone:
-    the colour conversions are per pixel, the medians and percentiles per face, and the
-    blur's rows between faces repeat each face's edge rows as the blur's own border does."""
-    n = len(faces)
-    if n == 0:
-        return []
-    tall = np.empty((n * _PX, _PX, 3), np.uint8)
+
+def cut_faces(frame: U8, faces: Sequence[tuple[tuple[float, float], float, float]]) -> U8:
+    """The faces ``(center_xy, side_px, angle_deg)`` of one frame cut square, ``FACE_PX`` a
+    side over ``FACE_SPAN`` located sides, stacked into one tall image (``n * FACE_PX`` rows):
+    what :func:`count_cut` counts, and ``vision.pipfind`` looks at again."""
+    tall = np.empty((len(faces) * _PX, _PX, 3), np.uint8)
     for k, (center_xy, side_px, angle_deg) in enumerate(faces):
         tall[k * _PX : (k + 1) * _PX] = die_patch(
             frame, center_xy, side_px * _SPAN, _PX, angle_deg=angle_deg
         )
-    return _count_tall(tall, n)
+    return tall
+
+
+def count_cut(tall: U8) -> list[PipCount]:
+    """The counts of the faces :func:`cut_faces` stacked in ``tall``, in order.
+
+    Their pixel work is done in one call per step (the per-die calls cost more in overhead
+    than in arithmetic), each face's exactly as alone: the colour conversions are per pixel,
+    the medians and percentiles per face, and the blur's rows between faces repeat each face's
+    edge rows as the blur's own border does."""
+    n = len(tall) // _PX
+    return _count_tall(tall, n) if n else []
 
 
 def count_face(patch: U8) -> PipCount:

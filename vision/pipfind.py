@@ -34,7 +34,6 @@ from pathlib import Path
 import cv2
 import numpy as np
 
-from vision.classify import die_patch
 from vision.nets import F32, MODELS_DIR, U8, ModelMissingError, Net, read_onnx
 from vision.pipcount import FACE_PX, FACE_SPAN, PIP_AREA, PipCount, layout_value
 
@@ -95,15 +94,11 @@ def pips_of(heat: F32) -> list[tuple[float, float]] | None:
 
 
 def with_found(
-    net: Net,
-    frame: U8,
-    faces: Sequence[tuple[tuple[float, float], float, float]],
-    counts: Sequence[PipCount | None],
-    wanted: Sequence[bool],
+    net: Net, cuts: U8, counts: Sequence[PipCount | None], wanted: Sequence[bool]
 ) -> list[PipCount | None]:
     """``counts`` with the pips found where the thresholds had no clean face (value None, not
-    engulfed) and the die is ``wanted``: one batched pass over those faces
-    (``(center_xy, side_px, angle_deg)`` as ``vision.pipcount.count_all`` takes them)."""
+    engulfed) and the die is ``wanted``: one batched pass over those faces' cuts, as
+    ``vision.pipcount.cut_faces`` stacked them for the count."""
     todo = [
         k
         for k, (c, w) in enumerate(zip(counts, wanted, strict=True))
@@ -112,11 +107,8 @@ def with_found(
     out = list(counts)
     if not todo:
         return out
-    cuts = [
-        die_patch(frame, faces[k][0], faces[k][1] * FACE_SPAN, FACE_PX, angle_deg=faces[k][2])
-        for k in todo
-    ]
-    for k, heat in zip(todo, heat_maps(net, cuts), strict=True):
+    faces = [cuts[k * FACE_PX : (k + 1) * FACE_PX] for k in todo]
+    for k, heat in zip(todo, heat_maps(net, faces), strict=True):
         pips = pips_of(heat)
         value = None if pips is None else layout_value([(u, v, PIP_AREA) for u, v in pips])
         before = counts[k]
